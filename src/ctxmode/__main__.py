@@ -1,0 +1,3 @@
+from ctxmode._entry import main
+
+main()

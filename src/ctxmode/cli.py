@@ -1,0 +1,48 @@
+"""The `ctxmode` command line: a thin layer over the library.
+
+Each subcommand lives in `ctxmode/commands/<name>.py` as a click object named
+`command` and is imported only when used, so `ctxmode --help` stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from ctxmode import __version__
+
+# name -> (module, one-line help shown by `ctxmode --help`)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+
+
+def register(name: str, module: str, help_text: str) -> None:
+    SUBCOMMANDS[name] = (module, help_text)
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in SUBCOMMANDS:
+            module = importlib.import_module(SUBCOMMANDS[cmd_name][0])
+            return module.command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUBCOMMANDS[name][1]) for name in sorted(SUBCOMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(__version__, prog_name="ctxmode")
+def cli() -> None:
+    """Keep an AI coding agent's context window clean."""
+
+
+# The hook command is dispatched before click loads (see ctxmode._entry); it is
+# listed here so `ctxmode --help` shows it.
+register("hook", "ctxmode.commands.hook", "Answer one host hook event (stdin JSON -> stdout).")

@@ -1,0 +1,1 @@
+"""One module per `ctxmode` subcommand, each exposing a click object named `command`."""

@@ -1,0 +1,105 @@
+"""Where ctxmode keeps its files: the data root, the config dir, and the logs.
+
+Standard library only: the hook path calls `data_root()` on every tool call.
+`platformdirs` is the authority for the default locations; `_default_data_dir`
+mirrors its answer without importing it (a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+APP_NAME = "ctxmode"
+
+# First set wins. The reference's names are honoured so existing setups keep working.
+DATA_DIR_ENV = ("CTXMODE_DIR", "CONTEXT_MODE_DIR")
+CONFIG_DIR_ENV = ("CTXMODE_CONFIG_DIR",)
+
+
+class DataRootError(ValueError):
+    """The configured data root is not usable (e.g. a relative CTXMODE_DIR)."""
+
+
+def env_first(names: tuple[str, ...], environ: dict[str, str] | None = None) -> str | None:
+    """The value of the first of `names` set to a non-empty string."""
+    env = os.environ if environ is None else environ
+    for name in names:
+        value = env.get(name)
+        if value:
+            return value
+    return None
+
+
+def _default_data_dir() -> str:
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", APP_NAME)
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, APP_NAME, APP_NAME)
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(home, ".local", "share")
+    return os.path.join(base, APP_NAME)
+
+
+def _default_config_dir() -> str:
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", APP_NAME)
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, APP_NAME, APP_NAME)
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(home, ".config")
+    return os.path.join(base, APP_NAME)
+
+
+def data_root() -> str:
+    """Absolute path of the data root (`CTXMODE_DIR`, else the user data dir)."""
+    configured = env_first(DATA_DIR_ENV)
+    if configured:
+        configured = os.path.expanduser(configured)
+        if not os.path.isabs(configured):
+            raise DataRootError(f"CTXMODE_DIR must be an absolute path, got {configured!r}")
+        return os.path.normpath(configured)
+    return _default_data_dir()
+
+
+def config_dir() -> str:
+    """Absolute path of ctxmode's config dir (`CTXMODE_CONFIG_DIR`, else the user config dir)."""
+    configured = env_first(CONFIG_DIR_ENV)
+    if configured:
+        return os.path.normpath(os.path.abspath(os.path.expanduser(configured)))
+    return _default_config_dir()
+
+
+def logs_dir() -> str:
+    return os.path.join(data_root(), "logs")
+
+
+def projects_dir() -> str:
+    return os.path.join(data_root(), "projects")
+
+
+def ensure_dir(path: str) -> str:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> None:
+    """Append one line to `<data root>/logs/<name>`, keeping one rotated copy. Never raises."""
+    try:
+        directory = ensure_dir(logs_dir())
+        path = os.path.join(directory, name)
+        try:
+            if os.path.getsize(path) > max_bytes:
+                os.replace(path, path + ".1")
+        except OSError:
+            pass
+        with open(path, "a", encoding="utf-8", errors="replace") as handle:
+            handle.write(line.rstrip("\n") + "\n")
+    except Exception:
+        pass

@@ -1,0 +1,51 @@
+"""Which project a call belongs to, and the database file that holds it.
+
+Standard library only (the hook path resolves projects). The project root is the
+explicit one, else `CTXMODE_PROJECT_DIR`, else the git root above the current
+directory (a `.git` directory or, for worktrees, a `.git` file), else the
+directory itself. Each git worktree has its own root, so its own database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+from ctxmode import paths
+
+PROJECT_DIR_ENV = ("CTXMODE_PROJECT_DIR", "CONTEXT_MODE_PROJECT_DIR")
+
+
+def find_git_root(start: str) -> str | None:
+    """The nearest directory at or above `start` holding a `.git` entry."""
+    current = start
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def resolve_project_root(explicit: str | None = None, cwd: str | None = None) -> str:
+    """The resolved (symlink-free, absolute) project root for this call."""
+    chosen = explicit or paths.env_first(PROJECT_DIR_ENV)
+    base = os.path.realpath(cwd or os.getcwd())
+    if chosen:
+        return os.path.realpath(os.path.join(base, os.path.expanduser(chosen)))
+    return find_git_root(base) or base
+
+
+def project_key(root: str) -> str:
+    """Stable 16-hex key for a resolved project root."""
+    normalized = root.replace("\\", "/").rstrip("/") or "/"
+    if os.name == "nt" or sys.platform == "darwin":
+        normalized = normalized.lower()
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:16]
+
+
+def project_db_path(root: str) -> str:
+    """`<data root>/projects/<key>.db` for a resolved project root."""
+    return os.path.join(paths.projects_dir(), project_key(root) + ".db")

@@ -1,0 +1,38 @@
+"""Every test gets its own data root and config dir: no test touches real user directories."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    root = tmp_path_factory.mktemp("ctxmode-data")
+    monkeypatch.setenv("CTXMODE_DIR", str(root))
+    monkeypatch.setenv("CTXMODE_CONFIG_DIR", str(tmp_path_factory.mktemp("ctxmode-config")))
+    for name in ("CONTEXT_MODE_DIR", "CTXMODE_PROJECT_DIR", "CONTEXT_MODE_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+@pytest.fixture
+def data_root(isolated_dirs: Path) -> Path:
+    return isolated_dirs
+
+
+@pytest.fixture
+def ctxmode_cmd() -> list[str]:
+    """The command line that runs the installed ctxmode in a subprocess."""
+    return [sys.executable, "-m", "ctxmode"]
+
+
+@pytest.fixture
+def subprocess_env() -> dict[str, str]:
+    """The current environment (with the isolated dirs) for child processes."""
+    return dict(os.environ)
