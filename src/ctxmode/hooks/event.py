@@ -1,0 +1,152 @@
+"""The host-free hook vocabulary: one normalized `HookEvent` in, one `Decision` out.
+
+Every platform module parses its host's payload into a `HookEvent` and renders a
+`Decision` (or `None`, passthrough) into its host's envelope. Plain slotted
+classes rather than dataclasses: this module is on the hook path, where the
+`dataclasses` import alone costs more than the decision.
+"""
+
+from __future__ import annotations
+
+# Canonical event names (host names are mapped onto these by each platform module).
+PRE_TOOL_USE = "pre_tool_use"
+POST_TOOL_USE = "post_tool_use"
+SESSION_START = "session_start"
+PRE_COMPACT = "pre_compact"
+USER_PROMPT_SUBMIT = "user_prompt_submit"
+STOP = "stop"
+SESSION_END = "session_end"
+AGENT_SPAWN = "agent_spawn"
+AFTER_MODEL = "after_model"
+BEFORE_AGENT = "before_agent"
+AFTER_AGENT_RESPONSE = "after_agent_response"
+
+# Decision actions.
+DENY = "deny"
+ASK = "ask"
+MODIFY = "modify"
+CONTEXT = "context"
+
+
+class HookEvent:
+    """One host hook call, normalized.
+
+    `event` is a canonical name above; `tool` is the canonical tool name
+    (platforms.md §C.11: `Bash`, `Read`, `Grep`, `WebFetch`, `Agent`, MCP names
+    as given); `raw` keeps the whole parsed payload for host-specific needs.
+    """
+
+    __slots__ = (
+        "agent_id",
+        "event",
+        "host_event",
+        "platform",
+        "project_dir",
+        "prompt",
+        "raw",
+        "session_id",
+        "source",
+        "tool",
+        "tool_input",
+        "tool_output",
+        "transcript_path",
+    )
+
+    def __init__(
+        self,
+        platform: str,
+        event: str,
+        *,
+        host_event: str = "",
+        tool: str = "",
+        tool_input: dict | None = None,
+        tool_output: object = None,
+        session_id: str = "",
+        project_dir: str = "",
+        prompt: str = "",
+        source: str = "",
+        agent_id: str = "",
+        transcript_path: str = "",
+        raw: dict | None = None,
+    ) -> None:
+        self.platform = platform
+        self.event = event
+        self.host_event = host_event
+        self.tool = tool
+        self.tool_input = tool_input if tool_input is not None else {}
+        self.tool_output = tool_output
+        self.session_id = session_id
+        self.project_dir = project_dir
+        self.prompt = prompt
+        self.source = source  # SessionStart: startup | resume | compact | clear
+        self.agent_id = agent_id  # set for subagent calls
+        self.transcript_path = transcript_path
+        self.raw = raw if raw is not None else {}
+
+    def __repr__(self) -> str:
+        return f"HookEvent({self.platform!r}, {self.event!r}, tool={self.tool!r}, session={self.session_id!r})"
+
+
+class Decision:
+    """What the hook answers: deny / ask / modify / context.
+
+    `reason` (deny, optional for ask) is meant for the model; `updated_input` (modify)
+    is the complete replacement tool input; `context` (context, and SessionStart
+    injections) is advisory text added to the model's context.
+    """
+
+    __slots__ = ("action", "context", "reason", "updated_input")
+
+    def __init__(
+        self,
+        action: str,
+        *,
+        reason: str = "",
+        updated_input: dict | None = None,
+        context: str = "",
+    ) -> None:
+        self.action = action
+        self.reason = reason
+        self.updated_input = updated_input
+        self.context = context
+
+    @classmethod
+    def deny(cls, reason: str) -> Decision:
+        return cls(DENY, reason=reason)
+
+    @classmethod
+    def ask(cls, reason: str = "") -> Decision:
+        return cls(ASK, reason=reason)
+
+    @classmethod
+    def modify(cls, updated_input: dict) -> Decision:
+        return cls(MODIFY, updated_input=updated_input)
+
+    @classmethod
+    def add_context(cls, text: str) -> Decision:
+        return cls(CONTEXT, context=text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Decision) and all(
+            getattr(self, name) == getattr(other, name) for name in self.__slots__
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Decision({self.action!r}, reason={self.reason!r}, "
+            f"updated_input={self.updated_input!r}, context={self.context[:60]!r})"
+        )
+
+
+class HookOutput:
+    """What the runner writes back to the host: stdout text, optional stderr text, exit code."""
+
+    __slots__ = ("exit_code", "stderr", "stdout")
+
+    def __init__(self, stdout: str = "", stderr: str = "", exit_code: int = 0) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exit_code = exit_code
+
+    def __repr__(self) -> str:
+        return f"HookOutput(stdout={self.stdout[:80]!r}, stderr={self.stderr[:80]!r}, exit={self.exit_code})"
