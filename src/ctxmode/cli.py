@@ -46,3 +46,12 @@ def cli() -> None:
 # The hook command is dispatched before click loads (see ctxmode._entry); it is
 # listed here so `ctxmode --help` shows it.
 register("hook", "ctxmode.commands.hook", "Answer one host hook event (stdin JSON -> stdout).")
+register("serve", "ctxmode.commands.serve", "Run the MCP server over stdio (hosts start this).")
+register("doctor", "ctxmode.commands.doctor", "Check runtimes, SQLite FTS5, storage and versions.")
+register("stats", "ctxmode.commands.stats", "Show what was kept out of context, per tool.")
+register("session", "ctxmode.commands.session", "Session memory for command-line work.")
+register("run", "ctxmode.commands.run", "Run a command with session context; record it.")
+register("setup", "ctxmode.commands.setup", "Register ctxmode hooks with a host (claude-code, qwen-code, ...).")
+register("index", "ctxmode.commands.index", "Index a file, directory or stdin for search.")
+register("search", "ctxmode.commands.search", "Search the project's knowledge base.")
+register("purge", "ctxmode.commands.purge", "Delete everything indexed for this project.")

@@ -15,8 +15,103 @@ def _v1_meta(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+def _v2_tool_calls(conn: sqlite3.Connection) -> None:
+    # One row per MCP tool call: what it handled, returned, indexed and honestly kept out.
+    conn.execute(
+        """CREATE TABLE tool_calls (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            session_key TEXT NOT NULL DEFAULT '',
+            tool TEXT NOT NULL,
+            bytes_processed INTEGER NOT NULL DEFAULT 0,
+            bytes_returned INTEGER NOT NULL DEFAULT 0,
+            bytes_indexed INTEGER NOT NULL DEFAULT 0,
+            bytes_kept_out INTEGER NOT NULL DEFAULT 0,
+            cache_hit INTEGER NOT NULL DEFAULT 0,
+            is_error INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    conn.execute("CREATE INDEX tool_calls_at ON tool_calls(at)")
+
+
+def _v3_knowledge_base(conn: sqlite3.Connection) -> None:
+    # Sources and their chunks; kb_fts is an external-content porter index over the chunks
+    # (`terms` holds camelCase identifier parts); kb_vocab is every distinct word with its
+    # chunk count, and kb_vocab_tri a trigram index over the vocabulary (not over the text)
+    # that turns fragments and typos into real words. (No executescript: it would COMMIT
+    # the migration's transaction.)
+    for statement in (
+        """CREATE TABLE kb_sources (
+            id INTEGER PRIMARY KEY,
+            label TEXT NOT NULL UNIQUE,
+            fmt TEXT NOT NULL DEFAULT 'markdown',
+            file_path TEXT,
+            url TEXT,
+            session_id TEXT,
+            content_hash TEXT,
+            file_mtime REAL,
+            file_size INTEGER,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            code_chunk_count INTEGER NOT NULL DEFAULT 0,
+            byte_count INTEGER NOT NULL DEFAULT 0,
+            indexed_at REAL NOT NULL,
+            last_used_at REAL NOT NULL
+        )""",
+        "CREATE INDEX kb_sources_file_path ON kb_sources(file_path) WHERE file_path IS NOT NULL",
+        """CREATE TABLE kb_chunks (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES kb_sources(id),
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            terms TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL
+        )""",
+        "CREATE INDEX kb_chunks_source ON kb_chunks(source_id)",
+        """CREATE VIRTUAL TABLE kb_fts USING fts5(
+            title, content, terms,
+            content='kb_chunks', content_rowid='id', tokenize='porter unicode61'
+        )""",
+        "INSERT INTO kb_fts(kb_fts, rank) VALUES('rank', 'bm25(5.0, 1.0, 0.5)')",
+        """CREATE TABLE kb_vocab (
+            id INTEGER PRIMARY KEY,
+            word TEXT NOT NULL UNIQUE,
+            freq INTEGER NOT NULL DEFAULT 0
+        )""",
+        """CREATE VIRTUAL TABLE kb_vocab_tri USING fts5(
+            word, content='kb_vocab', content_rowid='id', tokenize='trigram'
+        )""",
+        """CREATE TRIGGER kb_vocab_added AFTER INSERT ON kb_vocab BEGIN
+            INSERT INTO kb_vocab_tri(rowid, word) VALUES (new.id, new.word);
+        END""",
+    ):
+        conn.execute(statement)
+
+
+def _v4_fetch_cache(conn: sqlite3.Connection) -> None:
+    # What ctx_fetch_and_index fetched under each label: the URL (a label's chunks only count
+    # as a cache hit for the same URL), when, and what came back; hits counted for stats.
+    conn.execute(
+        """CREATE TABLE fetch_cache (
+            label TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            final_url TEXT NOT NULL,
+            fetched_at REAL NOT NULL,
+            status INTEGER NOT NULL,
+            content_type TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            byte_count INTEGER NOT NULL,
+            chunk_count INTEGER NOT NULL,
+            title TEXT,
+            hits INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+
+
 MIGRATIONS: list[db.Migration] = [
     _v1_meta,
+    _v2_tool_calls,
+    _v3_knowledge_base,
+    _v4_fetch_cache,
 ]
 
 

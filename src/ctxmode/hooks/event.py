@@ -26,6 +26,7 @@ DENY = "deny"
 ASK = "ask"
 MODIFY = "modify"
 CONTEXT = "context"
+REPLACE_OUTPUT = "replace_output"  # PostToolUse only, on hosts that declare CAN_REPLACE_OUTPUT
 
 
 class HookEvent:
@@ -93,9 +94,15 @@ class Decision:
     `reason` (deny, optional for ask) is meant for the model; `updated_input` (modify)
     is the complete replacement tool input; `context` (context, and SessionStart
     injections) is advisory text added to the model's context.
+
+    A *command redirect* (`Decision.redirect`) is a MODIFY whose `updated_input["command"]`
+    echoes the guidance and whose `reason` holds the same guidance as plain text: hosts
+    that cannot rewrite a command render it as a deny with `reason` (no echo unwrapping).
+    `replace_output` (PostToolUse) carries the new tool output in `context`. `meta` is
+    internal bookkeeping (e.g. redirect type, bytes avoided) and never sent to a host.
     """
 
-    __slots__ = ("action", "context", "reason", "updated_input")
+    __slots__ = ("action", "context", "meta", "reason", "updated_input")
 
     def __init__(
         self,
@@ -104,11 +111,13 @@ class Decision:
         reason: str = "",
         updated_input: dict | None = None,
         context: str = "",
+        meta: dict | None = None,
     ) -> None:
         self.action = action
         self.reason = reason
         self.updated_input = updated_input
         self.context = context
+        self.meta = meta
 
     @classmethod
     def deny(cls, reason: str) -> Decision:
@@ -126,6 +135,24 @@ class Decision:
     def add_context(cls, text: str) -> Decision:
         return cls(CONTEXT, context=text)
 
+    @classmethod
+    def redirect(cls, guidance: str, tool_input: dict, meta: dict | None = None) -> Decision:
+        """Replace a shell command by one that prints `guidance` (see class docstring)."""
+        command = 'echo "' + shell_double_quote_escape(guidance) + '"'
+        return cls(
+            MODIFY, reason=guidance, updated_input={**tool_input, "command": command}, meta=meta
+        )
+
+    @classmethod
+    def replace_output(cls, text: str) -> Decision:
+        return cls(REPLACE_OUTPUT, context=text)
+
+    @property
+    def is_command_redirect(self) -> bool:
+        return (
+            self.action == MODIFY and bool(self.reason) and "command" in (self.updated_input or {})
+        )
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Decision) and all(
             getattr(self, name) == getattr(other, name) for name in self.__slots__
@@ -136,6 +163,13 @@ class Decision:
             f"Decision({self.action!r}, reason={self.reason!r}, "
             f"updated_input={self.updated_input!r}, context={self.context[:60]!r})"
         )
+
+
+def shell_double_quote_escape(text: str) -> str:
+    """Escape text for a POSIX double-quoted string (`\\`, `"`, `$`, backtick)."""
+    for char in ("\\", '"', "$", "`"):
+        text = text.replace(char, "\\" + char)
+    return text
 
 
 class HookOutput:

@@ -10,8 +10,34 @@
   e.g. "mcp__context-mode__" so guidance reads `<prefix>ctx_execute`;
 - plus, off the hook path, config paths and an installer used by `ctxmode setup`.
 
+Optional module attributes read by the hook runner (`getattr(module, NAME, default)`):
+
+- `PIN_CWD` (False): pin our own shell tools' `cwd` to the project dir (routing.md §7.1);
+- `TOOL_SEARCH_BOOTSTRAP` (False): the host loads MCP tool schemas lazily, so subagent
+  prompts get the "load ctx_* tools through ToolSearch first" line (routing.md §6);
+- `CAN_REPLACE_OUTPUT` (False): PostToolUse may answer `Decision.replace_output(text)`
+  for oversized external-MCP output.
+
+`render` must accept every event its `EVENTS` maps to, and an event it does not know
+(canonical name "") for which it returns the host's generic no-op.
+Shared payload helpers (session id chain §C.5, project dir chain §C.6, typed field
+lookups) live in `ctxmode.hooks.fields`; the tool alias table (§C.11) in
+`ctxmode.hooks.toolnames`.
+
 Only this package names hosts. `REGISTRY` maps platform ids to module names so the
 hook entry imports just the one module it needs.
 """
 
-REGISTRY: dict[str, str] = {}
+REGISTRY: dict[str, str] = {
+    "claude-code": "ctxmode.platforms.claude_code",
+    "qwen-code": "ctxmode.platforms.qwen_code",
+    "gemini-cli": "ctxmode.platforms.gemini_cli",
+    "vscode-copilot": "ctxmode.platforms.vscode_copilot",
+    "jetbrains-copilot": "ctxmode.platforms.jetbrains_copilot",
+    "copilot-cli": "ctxmode.platforms.copilot_cli",
+    "cursor": "ctxmode.platforms.cursor",
+    "codex": "ctxmode.platforms.codex",
+    "kimi": "ctxmode.platforms.kimi",
+    "kiro": "ctxmode.platforms.kiro",
+    "antigravity-cli": "ctxmode.platforms.antigravity_cli",
+}

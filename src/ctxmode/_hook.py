@@ -1,0 +1,42 @@
+"""`ctxmode hook <platform> <event>`: the process a host spawns on every tool call.
+
+Standard library and our own small modules only. Hosts should launch it through the
+fast form written by `ctxmode setup` (`<venv python> -I -S -c "...main(sys.argv[1:])"`),
+which skips site-packages scanning and the console-script shim.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+USAGE = "usage: ctxmode hook <platform> <event>  (JSON payload on stdin)\n"
+
+
+def _write(fd: int, text: str) -> None:
+    data = text.encode("utf-8", "replace")
+    while data:
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            continue
+        except OSError:  # the host closed the pipe: nothing left to tell it
+            return
+        data = data[written:]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Answer one hook event and exit with the host's exit code (0 unless its protocol says)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2 or args[0] in ("-h", "--help"):
+        _write(2, USAGE)
+        raise SystemExit(0)
+    from ctxmode.hooks.runner import run
+    from ctxmode.hooks.stdin import read_stdin
+
+    output = run(args[0], args[1], read_stdin)
+    if output.stdout:
+        _write(1, output.stdout)
+    if output.stderr:
+        _write(2, output.stderr)
+    raise SystemExit(output.exit_code)

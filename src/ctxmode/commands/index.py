@@ -1,0 +1,112 @@
+"""`ctxmode index PATH|-`: add a file, a directory or stdin to the project's knowledge base."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+FORMAT_CHOICE = click.Choice(["markdown", "plain", "json", "code"])
+
+
+@click.command(name="index")
+@click.argument("path")
+@click.option("--source", "label", help="Source label (default: the path, or 'stdin').")
+@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format (default: from the extension).")
+@click.option("--max-depth", default=5, show_default=True, help="Directory depth limit.")
+@click.option("--max-files", default=200, show_default=True, help="Directory file limit.")
+@click.option("--ext", "extensions", help="Only these extensions, comma-separated (.md,.py).")
+@click.option("--include", multiple=True, help="Only files matching this glob (repeatable).")
+@click.option("--exclude", multiple=True, help="Skip files matching this glob (repeatable).")
+@click.option("--no-gitignore", is_flag=True, help="Index files that .gitignore excludes.")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
+def command(
+    path: str,
+    label: str | None,
+    project_dir: str | None,
+    fmt: str | None,
+    max_depth: int,
+    max_files: int,
+    extensions: str | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    no_gitignore: bool,
+    follow_symlinks: bool,
+) -> None:
+    """Index PATH (a file, a directory, or - for stdin) for `ctxmode search`."""
+    from ctxmode import db, project
+    from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
+
+    # The project comes from the cwd (or --project), never from PATH: `search` run from
+    # the same place must find what `index` stored.
+    root = project.resolve_project_root(project_dir)
+    try:
+        with KnowledgeBase.open(root) as kb:
+            if path == "-":
+                result = kb.index_text(label or "stdin", _read_stdin(), fmt or "markdown")
+            elif os.path.isdir(path):
+                walk = {
+                    "include": list(include) or None,
+                    "exclude": list(exclude) or None,
+                    "max_depth": max_depth,
+                    "max_files": max_files,
+                    "extensions": [e.strip() for e in (extensions or "").split(",") if e.strip()]
+                    or None,
+                    "respect_gitignore": not no_gitignore,
+                    "follow_symlinks": follow_symlinks,
+                }
+                _index_directory(kb, path, label, walk)
+                return
+            else:
+                result = kb.index_file(path, label, fmt=fmt)
+    except StoreInputError as exc:
+        raise click.ClickException(str(exc)) from None
+    except db.DatabaseError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
+        f"from {result.label}"
+    )
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise click.ClickException("stdin is not valid UTF-8 text; nothing indexed") from None
+
+
+def _index_directory(kb: Any, path: str, label: str | None, walk: dict[str, Any]) -> None:
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label="Indexing", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+
+    try:
+        result = kb.index_directory(path, label_prefix=label, progress=progress, **walk)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    click.echo(
+        f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
+        f"from {result.indexed} files as {result.label_prefix}:*"
+    )
+    notes = []
+    if result.skipped_binary:
+        notes.append(f"{result.skipped_binary} binary skipped")
+    if result.failed:
+        notes.append(f"{result.failed} failed")
+    if result.capped:
+        notes.append(f"{result.capped} over --max-files left out")
+    if notes:
+        click.echo("(" + ", ".join(notes) + ")")
+    for relpath, message in result.errors[:10]:
+        click.echo(f"  {relpath}: {message}", err=True)

@@ -1,0 +1,54 @@
+"""`ctxmode search QUERY...`: search the project's knowledge base."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+
+import click
+
+
+@click.command(name="search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--source", help="Only sources whose label contains this.")
+@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 100))
+@click.option("--type", "content_type", type=click.Choice(["code", "prose"]))
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+def command(
+    query: tuple[str, ...],
+    source: str | None,
+    limit: int,
+    content_type: str | None,
+    as_json: bool,
+    project_dir: str | None,
+) -> None:
+    """Search what `ctxmode index` (and the MCP tools) indexed in this project."""
+    from ctxmode import db, project
+    from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
+
+    text = " ".join(query).strip()
+    if not text:
+        raise click.ClickException("give a query to search for")
+    try:
+        with KnowledgeBase.open(project.resolve_project_root(project_dir)) as kb:
+            result = kb.search(
+                [text], limit=limit, source=source, content_type=content_type
+            )[0]
+    except (StoreInputError, db.DatabaseError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(asdict(result), ensure_ascii=False, indent=2))
+        return
+    if result.corrected_query:
+        click.echo(f"(searched for: {result.corrected_query})")
+    if not result.hits:
+        click.echo(f"No results for {text!r}.")
+        return
+    for hit in result.hits:
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.indexed_at))
+        click.echo(f"--- [{hit.source} | {stamp}] ---")
+        click.echo(f"### {hit.title}")
+        click.echo(hit.snippet)
+        click.echo()

@@ -1,0 +1,18 @@
+"""`ctxmode stats`: what ctxmode kept out of context in this project."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command(name="stats")
+@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+def command(project_dir: str | None) -> None:
+    """Show per-tool calls, bytes returned, indexed and kept out of context."""
+    from ctxmode import project, schema, stats
+
+    conn = schema.open_project_db(project.resolve_project_root(project_dir))
+    try:
+        click.echo(stats.render_report(stats.totals(conn), "This project, all sessions"))
+    finally:
+        conn.close()

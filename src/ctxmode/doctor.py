@@ -1,0 +1,124 @@
+"""Diagnostics: is this installation able to do its job? `[OK]/[WARN]/[FAIL]` lines.
+
+Plain lines, no markdown task lists or headings: some hosts render those badly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sqlite3
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from ctxmode import __version__, paths, project, schema
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+
+
+@dataclass(frozen=True)
+class Check:
+    status: str
+    text: str
+
+
+def _fts5() -> Check:
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE p USING fts5(x, tokenize='porter unicode61')")
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return Check(FAIL, f"SQLite {sqlite3.sqlite_version}: FTS5 unavailable ({exc})")
+    return Check(OK, f"SQLite {sqlite3.sqlite_version} with FTS5 (porter, trigram)")
+
+
+def _storage() -> Check:
+    try:
+        root = paths.ensure_dir(paths.data_root())
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".doctor-", delete=True):
+            pass
+    except (OSError, ValueError) as exc:
+        return Check(FAIL, f"data root not writable: {exc} (set CTXMODE_DIR to a writable directory)")
+    return Check(OK, f"data root writable: {root}")
+
+
+def _project_db(project_root: str) -> Check:
+    try:
+        conn = schema.open_project_db(project_root)
+    except Exception as exc:
+        return Check(FAIL, f"project database: {exc}")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+    return Check(OK, f"project database {project.project_db_path(project_root)} (schema v{version})")
+
+
+def _package(name: str) -> Check:
+    try:
+        return Check(OK, f"{name} {importlib.metadata.version(name)}")
+    except importlib.metadata.PackageNotFoundError:
+        return Check(FAIL, f"{name} is not installed (reinstall ctxmode)")
+
+
+def _runtimes() -> list[Check]:
+    from ctxmode.sandbox import runtimes
+
+    checks = []
+    found = []
+    for language in runtimes.SUPPORTED_LANGUAGES:
+        runtime = runtimes.probe(language)
+        if runtime is not None:
+            found.append(f"{language} ({runtime})")
+    status = OK if any(item.startswith(("python", "shell")) for item in found) else FAIL
+    checks.append(Check(status, f"runtimes {len(found)}/{len(runtimes.SUPPORTED_LANGUAGES)}: {', '.join(found)}"))
+    return checks
+
+
+def run_checks(project_root: str) -> list[Check]:
+    checks = [
+        Check(OK, f"ctxmode {__version__} on Python {sys.version.split()[0]} ({sys.executable})"),
+        _fts5(),
+        _storage(),
+        _project_db(project_root),
+        _package("mcp"),
+        _package("html-to-markdown"),
+    ]
+    try:
+        checks.extend(_runtimes())
+    except Exception as exc:
+        checks.append(Check(FAIL, f"runtime detection failed: {exc}"))
+    return checks
+
+
+def render(checks: list[Check]) -> str:
+    return "\n".join(f"[{check.status}] {check.text}" for check in checks)
+
+
+def upgrade_command() -> str:
+    """The exact command that upgrades the installation this process runs from."""
+    python = sys.executable
+    prefix = sys.prefix.replace("\\", "/")
+    if "/pipx/venvs/" in prefix:
+        return "pipx upgrade ctxmode"
+    if "/uv/tools/" in prefix:
+        return "uv tool upgrade ctxmode"
+    source = _editable_source()
+    if source:
+        return f"git -C {source} pull && {python} -m pip install -e {source}"
+    return f"{python} -m pip install --upgrade ctxmode"
+
+
+def _editable_source() -> str | None:
+    """The checkout an editable install points at, if that is how ctxmode is installed."""
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    checkout = os.path.dirname(os.path.dirname(package_dir))
+    if os.path.isfile(os.path.join(checkout, "pyproject.toml")) and os.path.isdir(
+        os.path.join(checkout, ".git")
+    ):
+        return checkout
+    return None

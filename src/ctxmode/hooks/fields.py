@@ -1,0 +1,69 @@
+"""Typed lookups in a host payload, plus the session-id and project-dir chains (platforms.md §C.5, §C.6).
+
+Payloads come from other programs: every lookup tolerates missing keys and wrong types.
+"""
+
+from __future__ import annotations
+
+import os
+
+HEX_UUID_CHARS = frozenset("0123456789abcdef-")
+
+
+def text(mapping: object, *names: str) -> str:
+    """The first of `names` holding a non-empty string, else ""."""
+    if not isinstance(mapping, dict):
+        return ""
+    for name in names:
+        value = mapping.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def obj(mapping: object, name: str) -> dict:
+    """`mapping[name]` if it is a dict, else {}."""
+    value = mapping.get(name) if isinstance(mapping, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def transcript_uuid(transcript_path: str) -> str:
+    """The UUID in `…/<uuid>.jsonl`, else "" (a non-UUID file name is ignored)."""
+    if not transcript_path.endswith(".jsonl"):
+        return ""
+    name = transcript_path.replace("\\", "/").rsplit("/", 1)[-1][: -len(".jsonl")]
+    if len(name) == 36 and name.count("-") == 4 and set(name) <= HEX_UUID_CHARS:
+        return name
+    return ""
+
+
+def session_id(payload: dict, env_names: tuple[str, ...] = ()) -> str:
+    """§C.5: transcript UUID, conversation_id, sessionId, session_id, host env, pid-<ppid>."""
+    found = transcript_uuid(text(payload, "transcript_path")) or text(
+        payload, "conversation_id", "sessionId", "session_id"
+    )
+    if found:
+        return found
+    for name in env_names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return f"pid-{os.getppid()}"
+
+
+def project_dir(payload: dict, env_names: tuple[str, ...] = ()) -> str:
+    """§C.6: payload `cwd`, `workspace_roots[0]`, host env, this process's cwd."""
+    found = text(payload, "cwd")
+    if found:
+        return found
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return roots[0]
+    for name in env_names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    try:
+        return os.getcwd()
+    except OSError:  # the cwd was deleted under us
+        return ""

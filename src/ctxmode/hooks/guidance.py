@@ -1,0 +1,96 @@
+"""Our guidance texts for routing decisions, with tool names in the host's naming.
+
+Nudges are short advisory tips wrapped in `<context_guidance>`; redirects replace a
+tool call and say exactly what to call instead. `p` is the host's tool prefix
+(platforms.md §C.10), e.g. "mcp__context-mode__".
+"""
+
+from __future__ import annotations
+
+DNS_RETRY = "Both have network access; retry once on a transient DNS/network error (EAI_AGAIN, ETIMEDOUT, ENETUNREACH)."
+
+
+def tip(text: str) -> str:
+    return f"<context_guidance><tip>{text}</tip></context_guidance>"
+
+
+def bash_nudge(p: str) -> str:
+    return tip(
+        f"Shell output lands in your context. To filter, count, parse or aggregate it, run the "
+        f"commands through {p}ctx_batch_execute(commands, queries) (several) or {p}ctx_execute "
+        f"(one) and print only the answer. Plain shell is fine for short fixed output and for "
+        f"changing state (git, mkdir, mv, rm, cd). Shell code must use this host's shell syntax."
+    )
+
+
+def read_nudge(p: str, size: int | None = None) -> str:
+    large = f" This file is {size:,} bytes." if size else ""
+    return tip(
+        f"Read is right when you are about to edit the file.{large} To analyze, summarize or "
+        f"extract from it, use {p}ctx_execute_file(path, language, code): only what the code "
+        f"prints reaches the conversation."
+    )
+
+
+def grep_nudge(p: str) -> str:
+    return tip(
+        f"Grep results can be larger than expected. To count, filter or aggregate matches, run "
+        f"the search inside {p}ctx_execute (language javascript or python) and print the summary; "
+        f"use language shell only when the code matches this host's shell."
+    )
+
+
+def external_mcp_nudge(p: str) -> str:
+    return tip(
+        f"External MCP tools can return large payloads. To filter, count or aggregate, fetch the "
+        f"data inside {p}ctx_execute and print only the result. For documentation you will query "
+        f"again, use {p}ctx_fetch_and_index, then {p}ctx_search."
+    )
+
+
+def curl_redirect(p: str) -> str:
+    return (
+        f"ctxmode: this curl/wget call would dump a response into the context, so it was not run. "
+        f"Fetch inside {p}ctx_execute(language, code) and print only what you need, or index the "
+        f"page with {p}ctx_fetch_and_index(url, source) and query it with {p}ctx_search(queries). "
+        f"{DNS_RETRY} (A silent download to a file, curl -sS -o FILE URL, is allowed.)"
+    )
+
+
+def inline_http_redirect(p: str) -> str:
+    return (
+        f"ctxmode: inline HTTP in a shell command would dump a response into the context, so it "
+        f"was not run. Make the request inside {p}ctx_execute(language, code) and print only the "
+        f"result, or use {p}ctx_fetch_and_index(url, source) then {p}ctx_search(queries). {DNS_RETRY}"
+    )
+
+
+def build_tool_redirect(p: str, command: str) -> str:
+    suggested = command.strip() + " 2>&1 | tail -30"
+    return (
+        f"ctxmode: build tool output is long, so this command was not run directly. Run it as "
+        f'{p}ctx_execute(language: "shell", code: {_quoted(suggested)}), or replace tail with '
+        f"grep -E 'error|warning|FAIL' to keep only problems."
+    )
+
+
+def webfetch_deny(p: str, url: str) -> str:
+    target = _quoted(url) if url else "the URL"
+    return (
+        f"ctxmode: WebFetch is routed through the knowledge base. Call "
+        f"{p}ctx_fetch_and_index(url: {target}, source: a short label), then "
+        f"{p}ctx_search(queries: [...]) for what you need; or compute the answer in one step "
+        f"with {p}ctx_execute(language, code). {DNS_RETRY}"
+    )
+
+
+def fail_closed_deny() -> str:
+    return (
+        "ctxmode: the permission-policy module could not be loaded and CTXMODE_REQUIRE_SECURITY=1 "
+        "is set, so every tool call is blocked. Reinstall ctxmode (ctxmode doctor shows the "
+        "error) or unset CTXMODE_REQUIRE_SECURITY."
+    )
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,84 @@
+"""PostToolUse output shaping: keep oversized external-MCP output out of the context.
+
+Only on hosts that can replace a tool's output (a platform module's `CAN_REPLACE_OUTPUT`).
+Nothing is lost: the full text is saved under `<data root>/outputs/<session>/` and the
+replacement keeps the head and tail, announces the cut and names the saved file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ctxmode import paths
+from ctxmode.hooks import throttle
+from ctxmode.hooks.event import Decision, HookEvent
+from ctxmode.hooks.toolnames import is_external_mcp
+
+LIMIT_ENV = ("CTXMODE_MCP_OUTPUT_LIMIT",)
+DEFAULT_LIMIT = 40_000  # characters
+HEAD_CHARS = 6_000
+TAIL_CHARS = 3_000
+
+
+def output_limit() -> int:
+    raw = paths.env_first(LIMIT_ENV)
+    try:
+        value = int(raw) if raw else DEFAULT_LIMIT
+    except ValueError:
+        return DEFAULT_LIMIT
+    return value if value >= HEAD_CHARS + TAIL_CHARS else DEFAULT_LIMIT
+
+
+def output_text(output: object) -> str | None:
+    """The text of a tool output (a string, MCP content blocks, or `{content: [...]}`)."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict):
+        output = output.get("content")
+    if not isinstance(output, list):
+        return None
+    texts = [b["text"] for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return "\n".join(texts) if texts else None
+
+
+def replacement_like(original: object, text: str) -> object:
+    """`text` in the same shape as the original output, for hosts that replace it."""
+    block = [{"type": "text", "text": text}]
+    if isinstance(original, str):
+        return text
+    if isinstance(original, dict):
+        return {**original, "content": block}
+    return block
+
+
+def cut_text(text: str, saved_path: str, tool_prefix: str) -> str:
+    """Head and tail of `text` around a notice that names where the whole text is."""
+    notice = (
+        f"\n\n[ctxmode: {len(text) - HEAD_CHARS - TAIL_CHARS:,} of {len(text):,} characters cut "
+        f"here. The full output is saved in {saved_path}: analyze it with "
+        f"{tool_prefix}ctx_execute_file(path, language, code) or index it with "
+        f"{tool_prefix}ctx_index(path) and query with {tool_prefix}ctx_search.]\n\n"
+    )
+    return text[:HEAD_CHARS] + notice + text[-TAIL_CHARS:]
+
+
+def save_output(session_id: str, tool: str, text: str) -> str:
+    directory = os.path.join(paths.data_root(), "outputs", throttle.session_key(session_id))
+    paths.ensure_dir(directory)
+    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool)[:80]
+    path = os.path.join(directory, f"{time.time_ns()}-{os.getpid()}-{safe_tool}.txt")
+    with open(path, "w", encoding="utf-8", errors="replace") as handle:
+        handle.write(text)
+    return path
+
+
+def shape_output(event: HookEvent, tool_prefix: str) -> Decision | None:
+    """A replace-output decision for an oversized external-MCP result, else None."""
+    if not is_external_mcp(event.tool):
+        return None
+    text = output_text(event.tool_output)
+    if text is None or len(text) <= output_limit():
+        return None
+    saved = save_output(event.session_id, event.tool, text)
+    return Decision.replace_output(cut_text(text, saved, tool_prefix))

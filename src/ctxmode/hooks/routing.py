@@ -1,0 +1,311 @@
+"""PreToolUse routing: one host-free decision per tool call (routing.md §1–§8).
+
+`route_pre_tool_use` runs the permission policy first (deny/ask), then steers bulky
+tool use to our MCP tools: curl/wget, inline HTTP and build tools are redirected and
+WebFetch denied (only when `mcp_ready`), Read/Grep/Bash get one nudge per session,
+subagent prompts get the routing block, external MCP tools a periodic nudge, and our
+own shell tools get their `cwd` pinned to the project.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode import paths
+from ctxmode.hooks import guidance, shell, throttle
+from ctxmode.hooks.event import Decision, HookEvent
+from ctxmode.hooks.toolnames import canonical_tool_name, is_external_mcp, own_tool
+
+LARGE_READ_BYTES = 50_000
+SUMMARY_CHARS = 200
+AGENT_PROMPT_KEYS = ("prompt", "request", "objective", "question", "query", "task")
+NUDGE_EVERY_ENV = ("CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY")
+MIN_BASH_BYTES_ENV = (
+    "CTXMODE_BASH_NUDGE_MIN_COMMAND_BYTES",
+    "CONTEXT_MODE_BASH_NUDGE_MIN_COMMAND_BYTES",
+)
+REQUIRE_POLICY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
+
+
+class Route:
+    """What one routing call knows besides the event: host naming and capabilities."""
+
+    __slots__ = ("event", "mcp_ready", "pin_cwd", "prefix", "tool_search_bootstrap")
+
+    def __init__(
+        self,
+        event: HookEvent,
+        prefix: str,
+        mcp_ready: bool,
+        pin_cwd: bool,
+        tool_search_bootstrap: bool,
+    ) -> None:
+        self.event = event
+        self.prefix = prefix
+        self.mcp_ready = mcp_ready
+        self.pin_cwd = pin_cwd
+        self.tool_search_bootstrap = tool_search_bootstrap
+
+
+def route_pre_tool_use(
+    event: HookEvent,
+    tool_prefix: str,
+    mcp_ready: bool,
+    *,
+    pin_cwd: bool = False,
+    tool_search_bootstrap: bool = False,
+) -> Decision | None:
+    """The decision for one PreToolUse call, or None to let the tool run untouched.
+
+    `mcp_ready`: our MCP tools are callable (a live server, and not a subagent without
+    them); redirects to them are only made when True. `pin_cwd` and
+    `tool_search_bootstrap` are host capabilities (see `ctxmode.platforms`).
+    """
+    if paths.env_first(REQUIRE_POLICY_ENV) == "1" and not _policy_loads():
+        return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
+    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap)
+    tool = canonical_tool_name(event.tool)
+    handler = HANDLERS.get(tool)
+    if handler is not None:
+        return handler(route)
+    own = own_tool(tool)
+    if own:
+        return _route_own_tool(route, own)
+    if is_external_mcp(tool):
+        return _route_external_mcp(route)
+    return None
+
+
+# --- permission policy -----------------------------------------------------------------
+
+
+def _policy_loads() -> bool:
+    try:
+        from ctxmode.policy.permissions import evaluate_tool_call  # noqa: F401
+    except Exception as error:
+        paths.append_log("hook-errors.log", f"permission policy unavailable: {error!r}")
+        return False
+    return True
+
+
+def _policy_decision(tool: str, tool_input: dict, project_dir: str) -> Decision | None:
+    """Deny/ask from the user's permission rules; None when they allow or have no opinion.
+
+    A broken policy module fails open (logged), unless CTXMODE_REQUIRE_SECURITY=1.
+    """
+    try:
+        from ctxmode.policy.permissions import evaluate_tool_call
+
+        verdict = evaluate_tool_call(tool, tool_input, project_dir)
+    except Exception as error:
+        return _policy_unavailable(error)
+    action = getattr(verdict, "action", None)
+    if action == "deny":
+        return Decision.deny(getattr(verdict, "reason", "") or "Blocked by permission rules.")
+    if action == "ask":
+        return Decision.ask(getattr(verdict, "reason", ""))
+    return None
+
+
+def _policy_unavailable(error: Exception) -> Decision | None:
+    paths.append_log("hook-errors.log", f"permission policy unavailable: {error!r}")
+    if paths.env_first(REQUIRE_POLICY_ENV) == "1":
+        return Decision.deny(guidance.fail_closed_deny())
+    return None
+
+
+# --- Bash ------------------------------------------------------------------------------
+
+
+def _shell_command(tool_input: dict) -> str:
+    for key in ("command", "cmd", "CommandLine"):
+        if key in tool_input:
+            value = tool_input[key]
+            return value if isinstance(value, str) else ""
+    return ""
+
+
+def _route_bash(route: Route) -> Decision | None:
+    event = route.event
+    verdict = _policy_decision("Bash", event.tool_input, event.project_dir)
+    if verdict is not None:
+        return verdict
+    command = _shell_command(event.tool_input)
+    if not command.strip():
+        return None
+    heredoc_free = shell.strip_heredocs(command)
+    stripped = shell.strip_quotes(heredoc_free)
+    summary = command[:SUMMARY_CHARS]
+
+    curl = shell.curl_wget_verdict(stripped)
+    if curl == "dangerous":
+        meta = {
+            "tool": "Bash",
+            "type": "bash-redirected",
+            "bytes_avoided": 8192,
+            "summary": summary,
+        }
+        return _redirect(route, guidance.curl_redirect(route.prefix), meta)
+    if curl == "safe":
+        return None  # a silent download to a file: nothing to steer
+    if shell.has_inline_http(heredoc_free):
+        meta = {
+            "tool": "Bash",
+            "type": "http-redirected",
+            "bytes_avoided": 8192,
+            "summary": summary,
+        }
+        return _redirect(route, guidance.inline_http_redirect(route.prefix), meta)
+    if shell.runs_build_tool(stripped):
+        meta = {"tool": "Bash", "type": "build-redirected", "bytes_avoided": 0, "summary": summary}
+        return _redirect(route, guidance.build_tool_redirect(route.prefix, command), meta)
+    if shell.is_bounded(command) or _below_nudge_threshold(command):
+        return None
+    return _nudge_once(route, "bash", guidance.bash_nudge(route.prefix))
+
+
+def _redirect(route: Route, text: str, meta: dict) -> Decision | None:
+    if not route.mcp_ready:
+        return None  # nothing to redirect to: let the command run
+    return Decision.redirect(text, route.event.tool_input, meta)
+
+
+def _below_nudge_threshold(command: str) -> bool:
+    raw = paths.env_first(MIN_BASH_BYTES_ENV)
+    try:
+        threshold = int(raw) if raw else 0
+    except ValueError:
+        return False
+    if not 1 <= threshold <= 100_000:
+        return False
+    return len(command.encode("utf-8", "surrogatepass")) < threshold
+
+
+def _nudge_once(route: Route, kind: str, text: str) -> Decision | None:
+    if throttle.first_time(route.event.session_id, kind):
+        return Decision.add_context(text)
+    return None
+
+
+# --- Read, Grep, WebFetch --------------------------------------------------------------
+
+
+def _read_path(tool_input: dict) -> str:
+    for key in ("file_path", "path", "absolute_path", "AbsolutePath", "FilePath"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _file_size(path: str, project_dir: str) -> int:
+    """Size of a regular file (relative paths resolved against the project dir), else -1."""
+    if not path or "\0" in path:
+        return -1
+    if not os.path.isabs(path) and project_dir:
+        path = os.path.join(project_dir, path)
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return -1
+    return info.st_size if (info.st_mode & 0o170000) == 0o100000 else -1
+
+
+def _route_read(route: Route) -> Decision | None:
+    event = route.event
+    path = _read_path(event.tool_input)
+    size = _file_size(path, event.project_dir)
+    if size > LARGE_READ_BYTES:  # every time: this read is where the bytes go
+        meta = {"tool": "Read", "type": "read-redirected", "bytes_avoided": size,
+                "summary": path[:SUMMARY_CHARS]}  # fmt: skip
+        return Decision("context", context=guidance.read_nudge(route.prefix, size), meta=meta)
+    return _nudge_once(route, "read", guidance.read_nudge(route.prefix))
+
+
+def _route_grep(route: Route) -> Decision | None:
+    return _nudge_once(route, "grep", guidance.grep_nudge(route.prefix))
+
+
+def _route_webfetch(route: Route) -> Decision | None:
+    if not route.mcp_ready:
+        return None
+    tool_input = route.event.tool_input
+    url = ""
+    for key in ("url", "URL", "Url"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            url = value
+            break
+    meta = {"tool": "WebFetch", "type": "webfetch-redirected", "bytes_avoided": 16384,
+            "summary": url[:SUMMARY_CHARS]}  # fmt: skip
+    return Decision("deny", reason=guidance.webfetch_deny(route.prefix, url), meta=meta)
+
+
+# --- Agent / Task ----------------------------------------------------------------------
+
+
+def _route_agent(route: Route) -> Decision | None:
+    from ctxmode.hooks.routing_block import MARKER, routing_block, routing_mode
+
+    block = routing_block(
+        route.prefix,
+        routing_mode(),
+        subagent=True,
+        tool_search_bootstrap=route.tool_search_bootstrap,
+    )
+    tool_input = route.event.tool_input
+    key = next((k for k in AGENT_PROMPT_KEYS if k in tool_input), "prompt")
+    current = tool_input.get(key)
+    current = current if isinstance(current, str) else ""
+    updated = dict(tool_input)
+    if block and MARKER not in current:  # never stack the block twice
+        updated[key] = f"{current}\n\n{block}" if current else block
+    if updated.get("subagent_type") == "Bash":  # a Bash-only subagent cannot reach ctx_* tools
+        updated["subagent_type"] = "general-purpose"
+    if updated == tool_input:
+        return None
+    return Decision.modify(updated)
+
+
+# --- MCP tools -------------------------------------------------------------------------
+
+
+def _route_own_tool(route: Route, name: str) -> Decision | None:
+    if name not in ("ctx_execute", "ctx_execute_file", "ctx_batch_execute"):
+        return None
+    event = route.event
+    verdict = _policy_decision(name, event.tool_input, event.project_dir)
+    if verdict is not None:
+        return verdict
+    if not route.pin_cwd or not event.project_dir or isinstance(event.tool_input.get("cwd"), str):
+        return None
+    if name == "ctx_batch_execute" or (
+        name == "ctx_execute" and event.tool_input.get("language") == "shell"
+    ):
+        return Decision.modify({**event.tool_input, "cwd": event.project_dir})
+    return None
+
+
+def nudge_period() -> int:
+    raw = paths.env_first(NUDGE_EVERY_ENV)
+    try:
+        value = int(raw) if raw else 10
+    except ValueError:
+        return 10
+    return value if 1 <= value <= 100 else 10
+
+
+def _route_external_mcp(route: Route) -> Decision | None:
+    if throttle.every_nth(route.event.session_id, "external-mcp", nudge_period()):
+        return Decision.add_context(guidance.external_mcp_nudge(route.prefix))
+    return None
+
+
+HANDLERS = {
+    "Bash": _route_bash,
+    "Read": _route_read,
+    "Grep": _route_grep,
+    "WebFetch": _route_webfetch,
+    "Agent": _route_agent,
+    "Task": _route_agent,  # the subagent tool's name before Claude Code renamed it
+}

@@ -1,0 +1,105 @@
+"""Run one hook call end to end, crash-proof: stdin bytes in, a HookOutput out.
+
+Every failure (bad input, a bug, a broken disk) is logged to
+`<data root>/logs/hook-errors.log` and answered with the host's no-op, exit 0: a hook
+must never break the host's tool call. Only a platform module's own protocol (Kiro's
+exit 2) produces another exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxmode import paths
+from ctxmode.hooks.event import HookEvent, HookOutput
+from ctxmode.platforms import REGISTRY
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: keep `types`/`collections` off the hook path
+    from collections.abc import Callable
+    from types import ModuleType
+
+ERROR_LOG = "hook-errors.log"
+
+
+def load_platform(platform_id: str) -> ModuleType | None:
+    name = REGISTRY.get(platform_id)
+    if name is None:
+        return None
+    __import__(name)
+    return sys.modules[name]
+
+
+def log_error(platform_id: str, host_event: str, message: str) -> None:
+    import time
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+    paths.append_log(
+        ERROR_LOG, f"[{stamp}Z] pid={os.getpid()} {platform_id} {host_event}: {message}"
+    )
+
+
+def noop(
+    module: ModuleType, platform_id: str, host_event: str, event: HookEvent | None = None
+) -> HookOutput:
+    """The host's answer meaning "carry on" for this event (empty output if even that fails)."""
+    try:
+        if event is None:
+            event = HookEvent(platform_id, module.EVENTS.get(host_event, ""), host_event=host_event)
+        output = module.render(event, None)
+        return output if isinstance(output, HookOutput) else HookOutput()
+    except Exception:
+        return HookOutput()
+
+
+def read_payload(read_stdin: Callable[[], bytes], platform_id: str, host_event: str) -> dict:
+    """The parsed payload; unreadable or malformed input is logged and treated as {}."""
+    from ctxmode.hooks.stdin import PayloadError, parse_payload
+
+    try:
+        return parse_payload(read_stdin())
+    except (PayloadError, OSError) as error:
+        log_error(platform_id, host_event, f"bad input: {error}")
+        return {}
+
+
+def run(platform_id: str, host_event: str, read_stdin: Callable[[], bytes]) -> HookOutput:
+    """Answer `ctxmode hook <platform_id> <host_event>` for the payload `read_stdin` returns."""
+    host_event = host_event.lower()
+    try:
+        module = load_platform(platform_id)
+    except Exception as error:
+        log_error(platform_id, host_event, f"cannot load platform module: {error!r}")
+        return HookOutput()
+    if module is None:
+        known = ", ".join(sorted(REGISTRY))
+        return HookOutput(
+            stderr=f"ctxmode hook: unknown platform {platform_id!r} (known: {known})\n"
+        )
+    if host_event not in module.EVENTS:
+        output = noop(module, platform_id, host_event)
+        known = ", ".join(sorted(module.EVENTS))
+        output.stderr = (
+            f"ctxmode hook: unknown {platform_id} event {host_event!r} (known: {known})\n"
+        )
+        return output
+    event = None
+    try:
+        from ctxmode.hooks.handlers import Host, handle
+
+        payload = read_payload(read_stdin, platform_id, host_event)
+        event = module.parse(payload, host_event)
+        decision = handle(event, Host(module))
+        output = module.render(event, decision)
+        if not isinstance(output, HookOutput):
+            raise TypeError(f"render returned {type(output).__name__}, not HookOutput")
+        return output
+    except BaseException as error:  # a hook answers no matter what
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        import traceback
+
+        detail = "".join(traceback.format_exception(error)).strip().replace("\n", " | ")
+        log_error(platform_id, host_event, detail)
+        return noop(module, platform_id, host_event, event)

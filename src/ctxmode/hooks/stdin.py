@@ -1,0 +1,148 @@
+"""Read a hook payload from stdin without ever hanging, and parse it without `import json`.
+
+Hosts sometimes keep the pipe open after writing (or never write at all), so reading
+stops after an idle timeout with no new bytes. Partial input at the timeout is an
+error, never half-parsed: a truncated `tool_response` must not pass as a payload.
+Parsing uses the C scanner of `_json` directly; `import json` costs more than a decision.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxmode import paths
+
+IDLE_ENV = ("CTXMODE_HOOK_STDIN_IDLE_MS", "CONTEXT_MODE_HOOK_STDIN_IDLE_MS")
+DEFAULT_IDLE_MS = 1500
+READ_CHUNK = 1 << 20
+BOM = "\ufeff"
+
+
+class PayloadError(ValueError):
+    """Stdin held no usable payload (partial input, malformed JSON, not an object)."""
+
+
+def idle_timeout_ms() -> int:
+    """The stdin idle timeout from the environment (1..600000 ms), else the default."""
+    raw = paths.env_first(IDLE_ENV)
+    try:
+        value = int(raw) if raw else DEFAULT_IDLE_MS
+    except ValueError:
+        return DEFAULT_IDLE_MS
+    return value if 0 < value <= 600_000 else DEFAULT_IDLE_MS
+
+
+def read_stdin(fd: int = 0, idle_ms: int | None = None) -> bytes:
+    """All bytes up to EOF; b"" if nothing arrived within the idle timeout.
+
+    Raises PayloadError when the writer went idle after sending only part of a payload.
+    """
+    idle_ms = idle_timeout_ms() if idle_ms is None else idle_ms
+    if sys.platform == "win32":  # select() does not work on Windows pipes
+        return _read_with_thread(fd, idle_ms)
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    chunks: list[bytes] = []
+    while True:
+        if not poller.poll(idle_ms):
+            return _timed_out(chunks, idle_ms)
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError:  # closed or invalid stdin: treat as end of input
+            chunk = b""
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _timed_out(chunks: list[bytes], idle_ms: int) -> bytes:
+    received = sum(len(chunk) for chunk in chunks)
+    if received:
+        raise PayloadError(f"stdin idle for {idle_ms} ms with {received} bytes buffered")
+    return b""
+
+
+def _read_with_thread(fd: int, idle_ms: int) -> bytes:
+    import threading
+
+    chunks: list[bytes] = []
+    progressed = threading.Event()
+    finished = threading.Event()
+
+    def pump() -> None:
+        try:
+            while chunk := os.read(fd, READ_CHUNK):
+                chunks.append(chunk)
+                progressed.set()
+        except OSError:
+            pass
+        finished.set()
+        progressed.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    while not finished.is_set():
+        if not progressed.wait(idle_ms / 1000):
+            return _timed_out(chunks, idle_ms)
+        progressed.clear()
+    return b"".join(chunks)
+
+
+class _ScannerContext:
+    """The attributes `_json.make_scanner` reads (what json.JSONDecoder would provide)."""
+
+    strict = False  # hosts may send raw control characters inside strings
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_scan_once = None
+_WHITESPACE = " \t\n\r"
+
+
+def loads(text: str) -> object:
+    """Parse one JSON document (whitespace around it allowed); PayloadError otherwise."""
+    global _scan_once
+    if _scan_once is None:
+        import _json
+
+        _scan_once = _json.make_scanner(_ScannerContext())
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _scan_once(text, start)
+    except StopIteration as stop:
+        raise PayloadError(f"malformed JSON at offset {stop.value}") from None
+    except (ValueError, RecursionError) as error:
+        raise PayloadError(f"malformed JSON: {str(error)[:120]}") from None
+    except SystemError:
+        # The C scanner builds its error from json.decoder, which it expects to be
+        # imported already; import it (error path only) and scan again for the message.
+        if "json.decoder" in sys.modules:
+            raise PayloadError("malformed JSON") from None
+        import json.decoder  # noqa: F401
+
+        return loads(text)
+    if text[end:].strip(_WHITESPACE):
+        raise PayloadError(f"malformed JSON: extra data at offset {end}")
+    return value
+
+
+def parse_payload(data: bytes) -> dict:
+    """Decode stdin bytes into the payload object: BOM stripped, empty input -> {}."""
+    text = data.decode("utf-8", "replace")
+    if text.startswith(BOM):
+        text = text[1:]
+    if not text.strip(_WHITESPACE):
+        return {}
+    value = loads(text)
+    if not isinstance(value, dict):
+        raise PayloadError(f"payload is a JSON {type(value).__name__}, not an object")
+    return value

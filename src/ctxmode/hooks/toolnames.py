@@ -1,0 +1,87 @@
+"""Tool names across hosts: canonical names for routing (platforms.md §C.11) and our own tools.
+
+Shared data, not per host: every host's aliases map onto Claude Code's names.
+"""
+
+from __future__ import annotations
+
+ALIASES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "run_shell_command", "run_command", "bash", "shell", "shell_command", "exec_command",
+            "container.exec", "local_shell", "exec", "Shell", "run_in_terminal", "execute_bash",
+        ),
+        "Bash",
+    ),
+    **dict.fromkeys(
+        ("read_file", "read_many_files", "view_file", "view", "read", "fs_read"), "Read"
+    ),
+    **dict.fromkeys(("grep_search", "search_file_content", "grep", "grep_files", "search"), "Grep"),
+    **dict.fromkeys(
+        ("web_fetch", "read_url_content", "fetch", "mcp_web_fetch", "mcp_fetch_tool"), "WebFetch"
+    ),
+    "agent": "Agent",
+    "write_file": "Write",
+    "fs_write": "Write",
+    "edit": "Edit",
+    "glob": "Glob",
+    "todo_write": "TodoWrite",
+    "ask_user_question": "AskUserQuestion",
+    "list_directory": "LS",
+    "list_dir": "LS",
+    "save_memory": "Memory",
+    "skill": "Skill",
+    "exit_plan_mode": "ExitPlanMode",
+    "search_web": "WebSearch",
+}  # fmt: skip
+
+OWN_TOOLS = frozenset(
+    (
+        "ctx_execute", "ctx_execute_file", "ctx_batch_execute", "ctx_index", "ctx_search",
+        "ctx_fetch_and_index", "ctx_stats", "ctx_doctor", "ctx_purge", "ctx_upgrade", "ctx_insight",
+    )
+)  # fmt: skip
+OWN_SERVER_MARKERS = ("context-mode", "context_mode", "ctxmode")
+SEPARATORS = ("__", "/", ":", "_")
+
+
+def canonical_tool_name(name: str) -> str:
+    """The routing name for a host tool name; unknown names are returned unchanged."""
+    return ALIASES.get(name, name)
+
+
+def _names_own_server(prefix: str) -> bool:
+    lowered = prefix.lower()
+    return any(marker in lowered for marker in OWN_SERVER_MARKERS)
+
+
+def own_tool(name: str) -> str:
+    """`ctx_execute` etc. when `name` is one of our MCP tools under any host's naming, else "".
+
+    Recognizes bare names (Cursor, Codex), `mcp__<server>__ctx_x` (Claude, Gemini, Qwen),
+    `<server>_ctx_x` (VS Code, Copilot, OpenCode), `@<server>/ctx_x` (Kiro), `<server>/ctx_x`
+    (agy), `mcp:<server>:ctx_x` (Zed) and `MCP:ctx_x` (Cursor), where <server> is ours.
+    """
+    if name in OWN_TOOLS:
+        return name
+    cut = name.rfind("ctx_")
+    if cut <= 0:
+        return ""
+    leaf, prefix = name[cut:], name[:cut]
+    if leaf not in OWN_TOOLS or not prefix.endswith(SEPARATORS):
+        return ""
+    if prefix.upper() == "MCP:" or _names_own_server(prefix):
+        return leaf
+    return ""
+
+
+def is_external_mcp(name: str) -> bool:
+    """An MCP tool from another server (routing.md §7.4): the periodic nudge applies."""
+    if name.startswith("mcp__"):
+        server = name[5:].split("__", 1)[0]
+        return bool(server) and not _names_own_server(server)
+    if name.startswith("MCP:"):
+        return not name[4:].startswith("ctx_")
+    if name.startswith("@") and "/" in name:
+        return not _names_own_server(name[1:].split("/", 1)[0])
+    return False

@@ -1,0 +1,206 @@
+"""Payload and rendering helpers shared by the host modules, beyond `ctxmode.hooks.fields`.
+
+Prompt and source normalization, alias-field copying for tool inputs, the deny reason
+for hosts that cannot rewrite a command, small envelope builders, and the parser of
+Claude-style snake_case payloads. Hot path: our own hook modules only.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks import fields
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.hooks.jsonout import dumps
+from ctxmode.hooks.toolnames import canonical_tool_name
+
+SESSION_START_SOURCES = frozenset(("startup", "resume", "compact", "clear"))
+GUIDANCE_TAGS = ("<context_guidance>", "</context_guidance>", "<tip>", "</tip>")
+
+
+def as_dict(value: object) -> dict:
+    """A shallow copy of `value` if it is a dict, else {} (copied so parsers may add alias keys)."""
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def prompt_text(value: object) -> str:
+    """A prompt as text: a string, or the text parts of a ContentPart list joined by newlines."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        return ""
+    parts = []
+    for part in value:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+    return "\n".join(parts)
+
+
+def session_source(value: object) -> str:
+    """A SessionStart source as startup | resume | compact | clear.
+
+    "new" (VS Code, Copilot CLI) and anything unknown mean a fresh session: startup.
+    """
+    source = value.strip().lower() if isinstance(value, str) else ""
+    return source if source in SESSION_START_SOURCES else "startup"
+
+
+def copy_alias(tool_input: dict, target: str, aliases: tuple[str, ...]) -> None:
+    """Set `tool_input[target]` from the first non-empty string alias, unless already set."""
+    current = tool_input.get(target)
+    if isinstance(current, str) and current:
+        return
+    for alias in aliases:
+        value = tool_input.get(alias)
+        if isinstance(value, str) and value:
+            tool_input[target] = value
+            return
+
+
+def first_url(value: object) -> str:
+    """The first http(s) URL inside free text (Gemini's web_fetch takes a prompt, not a url)."""
+    if not isinstance(value, str):
+        return ""
+    starts = [i for i in (value.find("https://"), value.find("http://")) if i >= 0]
+    if not starts:
+        return ""
+    words = value[min(starts) :].split()
+    return words[0].rstrip(").,;'\"") if words else ""
+
+
+def json_object(value: object) -> dict:
+    """A JSON object encoded in a string (older hosts send tool arguments that way), else {}."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+        return {}
+    from ctxmode.hooks.stdin import loads
+
+    try:
+        parsed = loads(value)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+# ------------------------------------------------------- degraded decisions
+
+
+def unwrap_echo(command: object) -> str:
+    """The text inside a redirect command `echo "<text>"`, shell escapes undone; else ""."""
+    if not isinstance(command, str):
+        return ""
+    command = command.strip()
+    if not command.startswith("echo") or len(command) < 5 or not command[4].isspace():
+        return ""
+    quoted = command[4:].lstrip()
+    if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"':
+        return ""
+    inner, out, i = quoted[1:-1], [], 0
+    while i < len(inner):
+        if inner[i] == "\\" and i + 1 < len(inner) and inner[i + 1] in '"\\$`':
+            i += 1
+        out.append(inner[i])
+        i += 1
+    return "".join(out)
+
+
+def redirect_reason(decision: Decision) -> str:
+    """The deny reason for a command redirect on a host that cannot rewrite; "" if not one.
+
+    A redirect (`Decision.redirect`) carries its guidance as plain text in `reason`; an
+    `echo "<guidance>"` command without one is unwrapped. Other rewrites give "".
+    """
+    updated = decision.updated_input
+    if decision.action != ev.MODIFY or not isinstance(updated, dict):
+        return ""
+    if not isinstance(updated.get("command"), str):
+        return ""
+    return decision.reason or unwrap_echo(updated["command"])
+
+
+def generic_redirect(tool_prefix: str) -> str:
+    return (
+        f"ctxmode: this command was redirected. Run it inside {tool_prefix}ctx_execute "
+        f"(or {tool_prefix}ctx_batch_execute for several commands) and print only what you need."
+    )
+
+
+def plain_guidance(text: str) -> str:
+    """Guidance with its `<context_guidance>`/`<tip>` tags removed and whitespace collapsed."""
+    for tag in GUIDANCE_TAGS:
+        text = text.replace(tag, " ")
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------- output
+
+
+def json_out(value: object) -> HookOutput:
+    return HookOutput(dumps(value))
+
+
+def hso(event_name: str, **fields: object) -> HookOutput:
+    """`{"hookSpecificOutput": {"hookEventName": <event_name>, ...fields}}`."""
+    return json_out({"hookSpecificOutput": {"hookEventName": event_name, **fields}})
+
+
+def context_of(decision: Decision | None) -> str | None:
+    """The advisory text of a context decision, else None."""
+    if decision is not None and decision.action == ev.CONTEXT:
+        return decision.context
+    return None
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def first_present(payload: dict, keys: tuple[str, ...]) -> object:
+    """The first value among `keys` that is present and not None."""
+    for key in keys:
+        value = payload.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def snake_event(
+    platform: str,
+    events: dict[str, str],
+    payload: object,
+    host_event: object,
+    *,
+    session_env: tuple[str, ...] = (),
+    project_env: tuple[str, ...] = (),
+    output_keys: tuple[str, ...] = ("tool_response",),
+) -> HookEvent:
+    """A HookEvent from a Claude-style snake_case payload (most hosts start from this).
+
+    Wrong types anywhere are ignored field by field; a non-dict payload counts as {}.
+    """
+    payload = payload if isinstance(payload, dict) else {}
+    name = host_event.lower() if isinstance(host_event, str) else ""
+    canonical = events.get(name, "")
+    return HookEvent(
+        platform,
+        canonical,
+        host_event=name,
+        tool=canonical_tool_name(fields.text(payload, "tool_name")),
+        tool_input=as_dict(payload.get("tool_input")),
+        tool_output=first_present(payload, output_keys),
+        session_id=fields.session_id(payload, session_env),
+        project_dir=fields.project_dir(payload, project_env),
+        prompt=prompt_text(payload.get("prompt")),
+        source=_source(canonical, payload),
+        agent_id=fields.text(payload, "agent_id", "agent_type"),
+        transcript_path=fields.text(payload, "transcript_path", "transcriptPath"),
+        raw=payload,
+    )
+
+
+def _source(canonical: str, payload: dict) -> str:
+    """SessionStart: startup | resume | compact | clear; PreCompact: its trigger (manual | auto)."""
+    if canonical == ev.SESSION_START:
+        return session_source(fields.text(payload, "source", "trigger"))
+    if canonical == ev.PRE_COMPACT:
+        return fields.text(payload, "trigger")
+    return ""

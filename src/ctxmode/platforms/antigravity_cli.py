@@ -1,0 +1,108 @@
+"""Antigravity CLI (`agy`): bounded command hooks with an agy-specific payload (platforms.md §A.11).
+
+agy cannot rewrite arguments and ignores PreToolUse context, so a rewrite becomes a
+deny carrying the guidance, and a nudge becomes a one-off deny (the throttle lets the
+next call through). Payload fields are mapped onto Claude's names before routing.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks import fields
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "antigravity-cli"
+TOOL_PREFIX = "context-mode/"
+DEFAULT_ASK_REASON = "Action requires user confirmation"
+NUDGE_PREFIX = "ctxmode: use the ctxmode MCP tools instead of this native tool. "
+
+HOST_EVENTS = {"pretooluse": "PreToolUse", "posttooluse": "PostToolUse", "stop": "Stop"}
+EVENTS = {"pretooluse": ev.PRE_TOOL_USE, "posttooluse": ev.POST_TOOL_USE, "stop": ev.STOP}
+
+# agy tool name -> (canonical name, (target field, agy aliases) ...)
+TOOLS: dict[str, tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]] = {
+    "run_command": ("Bash", (("command", ("CommandLine",)),)),
+    "view_file": ("Read", (("file_path", ("AbsolutePath", "FilePath", "path")),)),
+    "grep_search": ("Grep", (("pattern", ("Query", "Pattern")),)),
+    "web_fetch": ("WebFetch", (("url", ("Url", "URL")),)),
+    "read_url_content": ("WebFetch", (("url", ("Url", "URL")),)),
+    "list_dir": ("LS", ()),
+    "search_web": ("WebSearch", ()),
+}
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    payload = payload if isinstance(payload, dict) else {}
+    name = host_event.lower() if isinstance(host_event, str) else ""
+    call = fields.obj(payload, "toolCall")
+    tool_name = fields.text(call, "name")
+    tool_input = common.as_dict(call.get("args"))
+    canonical, aliases = TOOLS.get(tool_name, (tool_name, ()))
+    for target, sources in aliases:
+        common.copy_alias(tool_input, target, sources)
+    transcript = fields.text(payload, "transcriptPath", "transcript_path")
+    error = payload.get("error")
+    return HookEvent(
+        PLATFORM_ID,
+        EVENTS.get(name, ""),
+        host_event=name,
+        tool=canonical,
+        tool_input=tool_input,
+        tool_output={"error": error, "isError": True} if isinstance(error, str) and error else None,
+        session_id=_session_id(payload, transcript),
+        project_dir=_project_dir(payload, tool_input),
+        transcript_path=transcript,
+        raw=payload,
+    )
+
+
+def _session_id(payload: dict, transcript: str) -> str:
+    return fields.session_id(
+        {"transcript_path": transcript, "session_id": fields.text(payload, "conversationId")}
+    )
+
+
+def _project_dir(payload: dict, tool_input: dict) -> str:
+    """agy runs hooks from ~/.gemini/config, so the process cwd is never the project."""
+    found = fields.text(fields.obj(payload, "workspace"), "current_dir")
+    roots = payload.get("workspacePaths")
+    if not found and isinstance(roots, list) and roots and isinstance(roots[0], str):
+        found = roots[0]
+    return found or fields.text(tool_input, "Cwd") or fields.text(payload, "cwd")
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if event.event != ev.PRE_TOOL_USE or decision is None:
+        return HookOutput()
+    if decision.action == ev.DENY:
+        return _deny(decision.reason)
+    if decision.action == ev.ASK:
+        reason = decision.reason or DEFAULT_ASK_REASON
+        return common.json_out({"decision": "ask", "reason": reason})
+    if decision.action == ev.MODIFY:
+        reason = common.redirect_reason(decision) or decision.reason
+        return _deny(reason or common.generic_redirect(TOOL_PREFIX))
+    if decision.action == ev.CONTEXT and decision.context:
+        return _deny(NUDGE_PREFIX + common.plain_guidance(decision.context))
+    return HookOutput()
+
+
+def _deny(reason: str) -> HookOutput:
+    return common.json_out({"decision": "deny", "reason": reason or "Blocked by ctxmode."})
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    config = os.path.join(os.path.expanduser("~"), ".gemini", "config")
+    return {
+        "hooks": os.path.join(config, "hooks.json"),
+        "mcp": os.path.join(config, "mcp_config.json"),
+        "plugin": os.path.join(config, "plugins", "context-mode"),
+    }
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}

@@ -1,0 +1,144 @@
+"""Claude Code: JSON command hooks in `~/.claude/settings.json` (platforms.md §A.1).
+
+PreToolUse answers in `hookSpecificOutput` with a permission decision; a command rewrite
+becomes a deny carrying the guidance (Claude Code runs the original command under
+`allow`), other rewrites are a plain `updatedInput`. PreCompact and Stop always answer
+`{}`; PostToolUse can replace an MCP tool's output (`updatedMCPToolOutput`).
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "claude-code"
+TOOL_PREFIX = "mcp__context-mode__"  # `ctxmode setup claude-code` registers the server so
+SESSION_ENV = ("CLAUDE_SESSION_ID",)
+PROJECT_ENV = ("CLAUDE_PROJECT_DIR",)
+PIN_CWD = True
+TOOL_SEARCH_BOOTSTRAP = True  # Claude Code loads MCP tool schemas lazily (ToolSearch)
+CAN_REPLACE_OUTPUT = True
+
+# Host event names by the lower-case CLI name.
+HOST_EVENTS = {
+    "pretooluse": "PreToolUse",
+    "posttooluse": "PostToolUse",
+    "precompact": "PreCompact",
+    "sessionstart": "SessionStart",
+    "userpromptsubmit": "UserPromptSubmit",
+    "stop": "Stop",
+    "sessionend": "SessionEnd",
+}
+EVENTS = {
+    "pretooluse": ev.PRE_TOOL_USE,
+    "posttooluse": ev.POST_TOOL_USE,
+    "precompact": ev.PRE_COMPACT,
+    "sessionstart": ev.SESSION_START,
+    "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
+    "stop": ev.STOP,
+    "sessionend": ev.SESSION_END,
+}
+ALWAYS_ANSWER_EMPTY_OBJECT = frozenset((ev.PRE_COMPACT, ev.STOP))
+
+
+def parse_claude_style(
+    platform: str,
+    events: dict[str, str],
+    payload: dict,
+    host_event: str,
+    session_env: tuple[str, ...],
+    project_env: tuple[str, ...],
+) -> HookEvent:
+    """A HookEvent from a Claude-wire payload (shared with Qwen Code)."""
+    event = common.snake_event(
+        platform, events, payload, host_event, session_env=session_env, project_env=project_env
+    )
+    if event.event == ev.PRE_COMPACT:
+        event.source = common.fields.text(event.raw, "trigger")  # manual | auto
+    return event
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    return parse_claude_style(PLATFORM_ID, EVENTS, payload, host_event, SESSION_ENV, PROJECT_ENV)
+
+
+def render_claude_style(
+    event: HookEvent, decision: Decision | None, tool_prefix: str
+) -> HookOutput:
+    """The Claude-wire envelope for any event (shared with Qwen Code)."""
+    if event.event in ALWAYS_ANSWER_EMPTY_OBJECT:
+        return HookOutput("{}")
+    if decision is None:
+        return HookOutput()
+    host_name = HOST_EVENTS.get(event.host_event, "")
+    if event.event == ev.PRE_TOOL_USE:
+        return _render_pre_tool_use(decision, tool_prefix)
+    if decision.action == ev.CONTEXT and decision.context and host_name:
+        return common.hso(host_name, additionalContext=decision.context)
+    if decision.action == ev.REPLACE_OUTPUT and event.event == ev.POST_TOOL_USE:
+        from ctxmode.hooks.posttooluse import replacement_like
+
+        replaced = replacement_like(event.tool_output, decision.context)
+        return common.hso("PostToolUse", updatedMCPToolOutput=replaced)
+    return HookOutput()
+
+
+def _render_pre_tool_use(decision: Decision, tool_prefix: str) -> HookOutput:
+    action = decision.action
+    if action == ev.DENY:
+        return _deny(decision.reason or "Blocked by ctxmode.")
+    if action == ev.ASK:
+        if decision.reason:  # shown to the user at the confirmation prompt
+            return common.hso("PreToolUse", permissionDecision="ask",
+                              permissionDecisionReason=decision.reason)  # fmt: skip
+        return common.hso("PreToolUse", permissionDecision="ask")
+    if action == ev.MODIFY and isinstance(decision.updated_input, dict):
+        reason = common.redirect_reason(decision)
+        if reason:  # Claude Code would run the original command: block with the guidance
+            return _deny(reason)
+        return common.hso("PreToolUse", updatedInput=decision.updated_input)
+    if action == ev.CONTEXT and decision.context:
+        return common.hso("PreToolUse", additionalContext=decision.context)
+    return HookOutput()
+
+
+def _deny(reason: str) -> HookOutput:
+    return common.hso("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    return render_claude_style(event, decision, TOOL_PREFIX)
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+# Which tools each hook needs to see (host matchers are regexes). PostToolUse only shapes
+# external-MCP output for now; session capture will widen it to every tool.
+MATCHERS = {
+    "PreToolUse": "Bash|Read|Grep|WebFetch|Agent|Task|mcp__.*",
+    "PostToolUse": "mcp__.*",
+    "PreCompact": "",
+    "SessionStart": "",
+    "UserPromptSubmit": "",
+    "Stop": "",
+}
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    base = os.path.expanduser(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude")
+    found = {"user": os.path.join(base, "settings.json")}
+    if project_dir:
+        found["project"] = os.path.join(project_dir, ".claude", "settings.json")
+    return found
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in MATCHERS
+    }

@@ -1,0 +1,114 @@
+"""GitHub Copilot CLI: JSON command hooks in `~/.copilot/hooks/` (platforms.md §A.6).
+
+The host sends camelCase payloads (`toolName`, `toolArgs`, `toolResult`) when the hook
+is registered under a camelCase event key, and VS Code-style snake_case ones under a
+PascalCase key; both are read. `toolArgs` may arrive as a JSON string (older builds)
+and is decoded. PreToolUse answers are top-level fields; a rewrite is `modifiedArgs`.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks import fields
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.hooks.toolnames import canonical_tool_name
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "copilot-cli"
+TOOL_PREFIX = "context-mode_"
+DEFAULT_ASK_REASON = "Action requires user confirmation"
+
+# Host event key (camelCase, as registered) by the lower-case CLI name.
+HOST_EVENTS = {
+    "pretooluse": "preToolUse",
+    "posttooluse": "postToolUse",
+    "precompact": "preCompact",
+    "sessionstart": "sessionStart",
+    "userpromptsubmit": "userPromptSubmitted",
+    "stop": "agentStop",
+    "sessionend": "sessionEnd",
+}
+EVENTS = {
+    "pretooluse": ev.PRE_TOOL_USE,
+    "posttooluse": ev.POST_TOOL_USE,
+    "precompact": ev.PRE_COMPACT,
+    "sessionstart": ev.SESSION_START,
+    "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
+    "userpromptsubmitted": ev.USER_PROMPT_SUBMIT,
+    "stop": ev.STOP,
+    "agentstop": ev.STOP,
+    "sessionend": ev.SESSION_END,
+}
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    event = common.snake_event(PLATFORM_ID, EVENTS, payload, host_event)
+    raw = event.raw
+    if not event.tool:
+        event.tool = canonical_tool_name(fields.text(raw, "toolName"))
+    if not event.tool_input:
+        args = raw.get("toolArgs")
+        event.tool_input = common.as_dict(args) or common.json_object(args)
+    event.tool_output = _tool_output(raw)
+    if not event.prompt:  # sessionStart carries the first prompt as `initialPrompt`
+        keys = ("user_prompt", "message", "initialPrompt")
+        event.prompt = common.prompt_text(common.first_present(raw, keys))
+    if not event.transcript_path:
+        event.transcript_path = fields.text(raw, "transcriptPath")
+    uuid = fields.transcript_uuid(event.transcript_path)
+    if uuid:
+        event.session_id = uuid
+    return event
+
+
+def _tool_output(raw: dict) -> object:
+    snake = fields.obj(raw, "tool_result").get("text_result_for_llm")
+    if snake is not None:
+        return snake
+    camel = fields.obj(raw, "toolResult").get("textResultForLlm")
+    if camel is not None:
+        return camel
+    return raw.get("tool_response")
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if event.event == ev.PRE_TOOL_USE:
+        return _render_pre_tool_use(decision)
+    context = common.context_of(decision)
+    if context and event.event == ev.SESSION_START:
+        # The host reference calls sessionStart output "not processed"; harmless if so.
+        return common.json_out({"additionalContext": context})
+    return HookOutput()
+
+
+def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
+    if decision is None:
+        return HookOutput()
+    if decision.action == ev.DENY:
+        return common.json_out(
+            {"permissionDecision": "deny", "permissionDecisionReason": decision.reason}
+        )
+    if decision.action == ev.ASK:
+        reason = decision.reason or DEFAULT_ASK_REASON
+        return common.json_out({"permissionDecision": "ask", "permissionDecisionReason": reason})
+    if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
+        return common.json_out({"modifiedArgs": decision.updated_input})
+    if decision.action == ev.CONTEXT and decision.context:
+        return common.json_out({"additionalContext": decision.context})
+    return HookOutput()
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    home = os.environ.get("COPILOT_HOME") or os.path.join("~", ".copilot")
+    home = os.path.expanduser(home)
+    return {
+        "hooks": os.path.join(home, "hooks", "context-mode.json"),
+        "mcp": os.path.join(home, "mcp-config.json"),
+    }
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event key -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {HOST_EVENTS[cli]: f"{command} {PLATFORM_ID} {cli}" for cli in HOST_EVENTS}

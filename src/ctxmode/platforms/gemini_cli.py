@@ -1,0 +1,90 @@
+"""Gemini CLI: JSON command hooks registered in `settings.json` (platforms.md §A.3).
+
+BeforeTool denies at the top level (`decision`/`reason`), rewrites by letting the host
+merge `hookSpecificOutput.tool_input` over the model's arguments, and cannot ask (an
+ask is dropped). BeforeAgent always answers a `hookSpecificOutput` object.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "gemini-cli"
+TOOL_PREFIX = "mcp__context-mode__"
+PROJECT_ENV = ("GEMINI_PROJECT_DIR",)
+
+# Host event name (as registered in settings.json) by the lower-case CLI name.
+HOST_EVENTS = {
+    "beforetool": "BeforeTool",
+    "aftertool": "AfterTool",
+    "beforeagent": "BeforeAgent",
+    "precompress": "PreCompress",
+    "sessionstart": "SessionStart",
+    "aftermodel": "AfterModel",
+    "afteragent": "AfterAgent",
+    "sessionend": "SessionEnd",
+}
+EVENTS = {
+    "beforetool": ev.PRE_TOOL_USE,
+    "aftertool": ev.POST_TOOL_USE,
+    "beforeagent": ev.USER_PROMPT_SUBMIT,
+    "precompress": ev.PRE_COMPACT,
+    "sessionstart": ev.SESSION_START,
+    "aftermodel": ev.AFTER_MODEL,  # usage capture only; the reference forgot to dispatch it
+    "afteragent": ev.STOP,
+    "sessionend": ev.SESSION_END,
+}
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    event = common.snake_event(PLATFORM_ID, EVENTS, payload, host_event, project_env=PROJECT_ENV)
+    tool_input = event.tool_input
+    if event.tool == "Read":
+        common.copy_alias(tool_input, "file_path", ("absolute_path",))
+    elif event.tool == "WebFetch":  # web_fetch takes a prompt that embeds the URLs
+        url = common.first_url(tool_input.get("prompt"))
+        if url:
+            common.copy_alias(tool_input, "url", ("URL", "Url"))
+            tool_input.setdefault("url", url)
+    return event
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if event.event == ev.PRE_TOOL_USE:
+        return _render_before_tool(decision)
+    context = common.context_of(decision)
+    host_name = HOST_EVENTS.get(event.host_event, "")
+    if event.event == ev.USER_PROMPT_SUBMIT:  # BeforeAgent always answers an object
+        return common.hso(host_name or "BeforeAgent", additionalContext=context or "")
+    if context and event.event in (ev.SESSION_START, ev.POST_TOOL_USE):
+        return common.hso(host_name, additionalContext=context)
+    return HookOutput()
+
+
+def _render_before_tool(decision: Decision | None) -> HookOutput:
+    if decision is None or decision.action == ev.ASK:  # the host has no ask
+        return HookOutput()
+    if decision.action == ev.DENY:
+        return common.json_out({"decision": "deny", "reason": decision.reason})
+    if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
+        return common.json_out({"hookSpecificOutput": {"tool_input": decision.updated_input}})
+    if decision.action == ev.CONTEXT and decision.context:
+        # Emitted although the host documents additionalContext only for later events.
+        return common.json_out({"hookSpecificOutput": {"additionalContext": decision.context}})
+    return HookOutput()
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    paths = {"user": os.path.join(os.path.expanduser("~"), ".gemini", "settings.json")}
+    if project_dir:
+        paths["project"] = os.path.join(project_dir, ".gemini", "settings.json")
+    return paths
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}

@@ -1,0 +1,90 @@
+"""Kiro CLI: agent-config command hooks answered by exit code and plain text (platforms.md §A.10).
+
+A PreToolUse block is exit 2 with the reason on stderr, which Kiro hands to the
+model (the reference silenced stderr, so its reasons never arrived). Kiro cannot
+rewrite, so a rewrite becomes that block. Kiro appends agentSpawn and
+userPromptSubmit stdout to the context verbatim: those get plain text, not JSON.
+PreToolUse stdout is captured but not shown to the model.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks import fields
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "kiro"
+TOOL_PREFIX = "@context-mode/"
+BLOCK_EXIT_CODE = 2
+GENERIC_BLOCK = "Blocked by ctxmode: use the ctxmode MCP tools (@context-mode/ctx_*) instead."
+
+HOST_EVENTS = {
+    "pretooluse": "preToolUse",
+    "posttooluse": "postToolUse",
+    "agentspawn": "agentSpawn",
+    "userpromptsubmit": "userPromptSubmit",
+    "stop": "stop",
+}
+EVENTS = {
+    "pretooluse": ev.PRE_TOOL_USE,
+    "posttooluse": ev.POST_TOOL_USE,
+    "agentspawn": ev.SESSION_START,  # the agent starting is Kiro's session start
+    "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
+    "stop": ev.STOP,
+}
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    event = common.snake_event(PLATFORM_ID, EVENTS, payload, host_event)
+    if event.tool == "Read":  # fs_read: {"operations": [{"path": ...}]} or a flat `path`
+        operations = event.tool_input.get("operations")
+        if isinstance(operations, list) and operations:
+            first = operations[0]
+            path = fields.text(first, "path")
+            if path:
+                event.tool_input.setdefault("file_path", path)
+    return event
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if event.event == ev.PRE_TOOL_USE:
+        return _render_pre_tool_use(decision)
+    context = common.context_of(decision)
+    if context and event.event in (ev.SESSION_START, ev.USER_PROMPT_SUBMIT):
+        return HookOutput(context)
+    return HookOutput()
+
+
+def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
+    if decision is None or decision.action == ev.ASK:  # Kiro asks through its own permissions
+        return HookOutput()
+    if decision.action == ev.DENY:
+        return _block(decision.reason or GENERIC_BLOCK)
+    if decision.action == ev.MODIFY:
+        return _block(common.redirect_reason(decision) or decision.reason or GENERIC_BLOCK)
+    if decision.action == ev.CONTEXT and decision.context:
+        return HookOutput(decision.context)
+    return HookOutput()
+
+
+def _block(reason: str) -> HookOutput:
+    return HookOutput(stderr=reason, exit_code=BLOCK_EXIT_CODE)
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    home = os.path.join(os.path.expanduser("~"), ".kiro")
+    found = {
+        "agent": os.path.join(home, "agents", "default.json"),
+        "mcp": os.path.join(home, "settings", "mcp.json"),
+    }
+    if project_dir:
+        found["project_mcp"] = os.path.join(project_dir, ".kiro", "settings", "mcp.json")
+    return found
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}

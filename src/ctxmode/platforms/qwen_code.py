@@ -1,0 +1,67 @@
+"""Qwen Code: command hooks in `~/.qwen/settings.json` on the Claude Code wire (platforms.md §A.2).
+
+Same envelopes as Claude Code; Qwen's own tool names (`run_shell_command`, `read_file`,
+`grep_search`, `web_fetch`, `agent`) are canonicalized by the shared alias table, our
+tools are `mcp__context-mode__ctx_*`, and there is no lazy tool loading (no ToolSearch).
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import claude_code
+
+PLATFORM_ID = "qwen-code"
+TOOL_PREFIX = "mcp__context-mode__"
+SESSION_ENV = ("QWEN_SESSION_ID", "CLAUDE_SESSION_ID")
+PROJECT_ENV = ("QWEN_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+PIN_CWD = True
+TOOL_SEARCH_BOOTSTRAP = False
+CAN_REPLACE_OUTPUT = False  # not documented for Qwen Code: never risk dropping output
+
+EVENTS = dict(claude_code.EVENTS)  # includes `stop`, which the reference's dispatcher forgot
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    event = claude_code.parse_claude_style(
+        PLATFORM_ID, EVENTS, payload, host_event, SESSION_ENV, PROJECT_ENV
+    )
+    tool_input = event.tool_input
+    if event.tool == "Read" and "file_path" not in tool_input:
+        path = tool_input.get("absolute_path")
+        if isinstance(path, str) and path:
+            tool_input["file_path"] = path
+    return event
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    return claude_code.render_claude_style(event, decision, TOOL_PREFIX)
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+MATCHERS = {
+    "PreToolUse": "run_shell_command|read_file|read_many_files|grep_search|web_fetch|agent|mcp__.*",
+    "PostToolUse": "mcp__.*",
+    "PreCompact": "",
+    "SessionStart": "",
+    "UserPromptSubmit": "",
+    "Stop": "",
+}
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    found = {"user": os.path.join(os.path.expanduser("~"), ".qwen", "settings.json")}
+    if project_dir:
+        found["project"] = os.path.join(project_dir, ".qwen", "settings.json")
+    return found
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in claude_code.HOST_EVENTS.items()
+        if host in MATCHERS
+    }

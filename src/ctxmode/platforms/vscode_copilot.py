@@ -1,0 +1,102 @@
+"""VS Code Copilot agent hooks: `.github/hooks/*.json`, PascalCase events (platforms.md §A.4).
+
+Every PreToolUse answer goes inside `hookSpecificOutput` with `hookEventName`, as the
+VS Code hooks reference documents (the reference wrote deny/ask flat, which the host
+does not describe). A rewrite is `allow` + the complete `updatedInput`: VS Code ignores
+one that does not match the tool's schema, so the input keeps its sibling fields.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks import event as ev
+from ctxmode.hooks.event import Decision, HookEvent, HookOutput
+from ctxmode.platforms import _common as common
+
+PLATFORM_ID = "vscode-copilot"
+TOOL_PREFIX = "context-mode_"
+PROJECT_ENV = ("VSCODE_CWD",)
+REWRITE_REASON = "Routed to the ctxmode sandbox"
+
+HOST_EVENTS = {
+    "pretooluse": "PreToolUse",
+    "posttooluse": "PostToolUse",
+    "precompact": "PreCompact",
+    "sessionstart": "SessionStart",
+    "userpromptsubmit": "UserPromptSubmit",
+    "stop": "Stop",
+}
+EVENTS = {
+    "pretooluse": ev.PRE_TOOL_USE,
+    "posttooluse": ev.POST_TOOL_USE,
+    "precompact": ev.PRE_COMPACT,
+    "sessionstart": ev.SESSION_START,
+    "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
+    "stop": ev.STOP,
+}
+
+HOST_NAMES = {EVENTS[cli]: host for cli, host in HOST_EVENTS.items()}
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    return parse_copilot(PLATFORM_ID, payload, host_event, PROJECT_ENV)
+
+
+def parse_copilot(
+    platform: str, payload: dict, host_event: str, project_env: tuple[str, ...]
+) -> HookEvent:
+    """The VS Code hook payload, shared with JetBrains Copilot."""
+    event = common.snake_event(platform, EVENTS, payload, host_event, project_env=project_env)
+    tool_input = event.tool_input
+    if event.tool == "Read":
+        common.copy_alias(tool_input, "file_path", ("filePath",))
+    elif event.raw.get("tool_name") == "fetch_webpage":  # not a plain fetch: takes `urls`
+        urls = tool_input.get("urls")
+        if isinstance(urls, list) and urls and isinstance(urls[0], str):
+            event.tool = "WebFetch"
+            tool_input.setdefault("url", urls[0])
+    return event
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if event.event == ev.PRE_TOOL_USE:
+        return render_pre_tool_use(decision)
+    context = common.context_of(decision)
+    if context and event.event in (ev.SESSION_START, ev.POST_TOOL_USE, ev.USER_PROMPT_SUBMIT):
+        return common.hso(HOST_NAMES[event.event], additionalContext=context)
+    return HookOutput()
+
+
+def render_pre_tool_use(decision: Decision | None) -> HookOutput:
+    if decision is None:
+        return HookOutput()
+    if decision.action in (ev.DENY, ev.ASK):
+        fields: dict[str, object] = {"permissionDecision": decision.action}
+        if decision.reason:
+            fields["permissionDecisionReason"] = decision.reason
+        return common.hso("PreToolUse", **fields)
+    if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
+        return common.hso(
+            "PreToolUse",
+            permissionDecision="allow",
+            permissionDecisionReason=REWRITE_REASON,
+            updatedInput=decision.updated_input,
+        )
+    if decision.action == ev.CONTEXT and decision.context:
+        return common.hso("PreToolUse", additionalContext=decision.context)
+    return HookOutput()
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    import os
+
+    base = project_dir or os.getcwd()
+    return {
+        "hooks": os.path.join(base, ".github", "hooks", "context-mode.json"),
+        "mcp": os.path.join(base, ".vscode", "mcp.json"),
+        "instructions": os.path.join(base, ".github", "copilot-instructions.md"),
+    }
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
+    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}

@@ -1,0 +1,657 @@
+"""The user's permission rules (`permissions.deny/ask/allow` in Claude-format settings) applied
+to a tool call: Bash commands, Read paths and ctxmode's own execution tools.
+
+Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that tool:
+
+- `Bash(sudo:*)`: the command `sudo`, or `sudo` + a space + anything (`*` is the only
+  wildcard in Bash patterns; `Bash(git push:*)`, `Bash(npm run test:*)` likewise);
+  `Bash(rm -rf *)`: the whole command as a glob (a trailing ` *` also matches nothing).
+  Every command hidden in the string is checked (`policy.commands.split_commands`).
+- `Read(.env)`, `Read(./secrets/**)`, `Read(**/*.pem)`, `Read(~/.ssh/**)`, `Read(//etc/**)`:
+  path globs (`**/` any directories, `**` anything, `*` within a segment, `?` one
+  character); relative globs are anchored at the project, `~` is the home directory, `//x`
+  is the absolute `/x` (`/x` is tried both absolute and project-relative).
+
+Deny beats ask beats allow, across all files (so a project deny beats a user allow and a
+user deny beats a project allow). Case-insensitive on macOS and Windows. Standard library
+only, and nothing heavier than `os` unless a settings file exists (`_json` parses it; `re`
+is used only to scan non-shell code for shell escapes).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxmode import paths
+from ctxmode.policy.commands import analyse_command, extract_shell_strings
+
+DENY, ASK, ALLOW = "deny", "ask", "allow"
+REQUIRE_SECURITY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
+LOG_NAME = "policy.log"
+SHELL_LANGUAGES = frozenset({"shell", "bash", "sh", "zsh"})
+_CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
+
+
+class Rule:
+    """One permission rule: `action` (deny/ask/allow), `tool`, and `pattern` (None = bare)."""
+
+    __slots__ = ("_compiled", "action", "pattern", "source", "text", "tool")
+
+    def __init__(self, action: str, tool: str, pattern: str | None, text: str, source: str = ""):
+        self.action = action
+        self.tool = tool
+        self.pattern = pattern
+        self.text = text  # as written in the settings file, e.g. "Bash(sudo:*)"
+        self.source = source  # the settings file it came from
+        self._compiled: object = None
+
+    def __repr__(self) -> str:
+        return f"Rule({self.action!r}, {self.text!r})"
+
+
+class RuleSet:
+    """All rules that apply to one project, with the files read and the problems met."""
+
+    __slots__ = ("errors", "project_dir", "rules", "sources")
+
+    def __init__(
+        self,
+        rules: list[Rule] | None = None,
+        project_dir: str = "",
+        sources: list[str] | None = None,
+        errors: list[str] | None = None,
+    ) -> None:
+        self.rules = rules if rules is not None else []
+        self.project_dir = project_dir
+        self.sources = sources if sources is not None else []  # files that had `permissions`
+        self.errors = errors if errors is not None else []  # one line per unusable file
+
+    def select(self, tool: str, action: str) -> list[Rule]:
+        return [rule for rule in self.rules if rule.action == action and rule.tool == tool]
+
+    def has_tool(self, tool: str) -> bool:
+        return any(rule.tool == tool for rule in self.rules)
+
+    def __repr__(self) -> str:
+        return f"RuleSet({len(self.rules)} rules from {self.sources!r})"
+
+
+class PolicyVerdict:
+    """The policy's answer: `action` is deny / ask / allow, or None (no opinion)."""
+
+    __slots__ = ("action", "matched_command", "reason", "rule")
+
+    def __init__(
+        self, action: str | None = None, rule: str = "", matched_command: str = "", reason: str = ""
+    ) -> None:
+        self.action = action
+        self.rule = rule  # the matching rule as written, e.g. "Bash(sudo:*)"
+        self.matched_command = matched_command  # the command or path it matched
+        self.reason = reason  # one or two sentences for the model
+
+    def __repr__(self) -> str:
+        return (
+            f"PolicyVerdict({self.action!r}, rule={self.rule!r}, matched={self.matched_command!r})"
+        )
+
+
+NO_OPINION = PolicyVerdict()
+
+
+# -- settings files ---------------------------------------------------------------------
+
+
+def settings_files(project_dir: str) -> list[str]:
+    """The settings files consulted for a project, highest precedence first."""
+    files = []
+    if project_dir:
+        claude = os.path.join(project_dir, ".claude")
+        files += [
+            os.path.join(claude, "settings.local.json"),
+            os.path.join(claude, "settings.json"),
+        ]
+    return [*files, user_settings_file()]
+
+
+def user_settings_file() -> str:
+    base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    return os.path.join(os.path.expanduser(base), "settings.json")
+
+
+def load_rules(project_dir: str, global_files: list[str] | None = None) -> RuleSet:
+    """Rules from the project's settings files and the user's (or `global_files`, e.g. a
+    host's own settings file). Missing files are skipped silently; unusable ones are
+    skipped with a logged reason and listed in `RuleSet.errors`."""
+    files = settings_files(project_dir)
+    if global_files is not None:
+        files = [*files[:-1], *global_files]
+    ruleset = RuleSet(project_dir=project_dir)
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:
+            _skip(ruleset, path, f"unreadable ({error.strerror or error})")
+            continue
+        rules, problem = rules_from_settings(data, path)
+        if problem:
+            _skip(ruleset, path, problem)
+        if rules is not None:
+            ruleset.sources.append(path)
+            ruleset.rules.extend(rules)
+    return ruleset
+
+
+def _skip(ruleset: RuleSet, path: str, problem: str) -> None:
+    line = f"{path}: {problem}"
+    ruleset.errors.append(line)
+    paths.append_log(LOG_NAME, f"settings skipped: {line}")
+
+
+def rules_from_settings(data: bytes, source: str = "") -> tuple[list[Rule] | None, str]:
+    """The rules in one settings file's bytes: (rules or None if it has no `permissions`,
+    a problem description or "")."""
+    text = data.decode("utf-8", "replace").lstrip("\ufeff")
+    if not text.strip():
+        return None, ""
+    try:
+        document = _parse_json(text)
+    except ValueError as error:
+        return None, f"malformed JSON ({error})"
+    if not isinstance(document, dict):
+        return None, "top level is not a JSON object"
+    permissions = document.get("permissions")
+    if permissions is None:
+        return None, ""
+    if not isinstance(permissions, dict):
+        return None, '"permissions" is not an object'
+    rules: list[Rule] = []
+    problems: list[str] = []
+    for action in (DENY, ASK, ALLOW):
+        entries = permissions.get(action)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            problems.append(f'"permissions.{action}" is not a list')
+            continue
+        for entry in entries:
+            rule = parse_rule(entry, action, source) if isinstance(entry, str) else None
+            if rule is None:
+                problems.append(f"ignored permissions.{action} entry {entry!r:.80}")
+            else:
+                rules.append(rule)
+    return rules, "; ".join(problems)
+
+
+def parse_rule(text: str, action: str, source: str = "") -> Rule | None:
+    """`Tool(pattern)` or bare `Tool` -> Rule; None when it is not a rule."""
+    text = text.strip()
+    tool, pattern = text, None
+    open_at = text.find("(")
+    if open_at > 0 and text.endswith(")"):
+        tool, pattern = text[:open_at].strip(), text[open_at + 1 : -1]
+        if not pattern.strip():
+            pattern = None
+    if not tool or "(" in tool or ")" in tool or " " in tool:
+        return None
+    return Rule(action, tool, pattern, text, source)
+
+
+class _ScannerContext:
+    """What `_json.make_scanner` reads; `import json` would cost more than the decision."""
+
+    strict = False
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float({"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[name])
+
+
+def _parse_json(text: str) -> object:
+    import _json
+
+    scan = _json.make_scanner(_ScannerContext())
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = scan(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"at offset {stop.value}") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    if text[end:].strip():
+        raise ValueError(f"extra data at offset {end}")
+    return value
+
+
+# -- Bash rules -------------------------------------------------------------------------
+
+
+def evaluate_bash(command: str, rules: RuleSet, subject: str = "command") -> PolicyVerdict:
+    """Deny if any command hidden in `command` matches a Bash deny rule, else ask on an ask
+    match, else allow if every command matches an allow rule, else no opinion."""
+    if not rules.has_tool("Bash"):
+        return NO_OPINION
+    command = command if isinstance(command, str) else ""
+    forms, complete = analyse_command(command)
+    whole = " ".join(command.split())
+    checked = [*forms, whole] if whole and whole not in forms else forms
+    for action in (DENY, ASK):
+        for rule in rules.select("Bash", action):
+            matched = _first_bash_match(rule, checked, whole)
+            if matched is not None:
+                return _verdict(rule, matched, subject)
+    if not complete and rules.select("Bash", DENY):
+        reason = f"The {subject} is nested too deeply to check against the deny rules; confirm it."
+        return PolicyVerdict(ASK, "", whole[:200], reason)
+    allows = rules.select("Bash", ALLOW)
+    matching = [next((r for r in allows if _bash_matches(r, form)), None) for form in forms]
+    first = matching[0] if matching else None
+    if first is not None and all(matching):
+        return PolicyVerdict(ALLOW, first.text, whole, "allowed by the permission rules")
+    return NO_OPINION
+
+
+def _first_bash_match(rule: Rule, forms: list[str], whole: str) -> str | None:
+    if rule.pattern is None:
+        return whole
+    for form in forms:
+        if _bash_matches(rule, form) or _glob_name_matches(rule, form):
+            return form
+    return None
+
+
+def _glob_name_matches(rule: Rule, form: str) -> bool:
+    """`s?do x` / `/usr/bin/su[d]o x` run sudo once the shell expands the glob: a command
+    name with wildcards is assumed to expand to the rule's command (deny and ask only)."""
+    name, _, rest = form.partition(" ")
+    if not any(c in name for c in "*?["):
+        return False
+    compiled = rule._compiled or _compile_bash_pattern(rule.pattern or "")
+    target = (compiled[1] or compiled[0]).split(" ", 1)[0]  # type: ignore[index]
+    if not target or "*" in target:
+        return False
+    from fnmatch import fnmatchcase  # rare: only for wildcard command names
+
+    base = name.rsplit("/", 1)[-1]
+    if not (fnmatchcase(target, name) or fnmatchcase(target, base)):
+        return False
+    return _bash_matches(rule, f"{target} {rest}".rstrip())
+
+
+def _bash_matches(rule: Rule, form: str) -> bool:
+    if rule.pattern is None:
+        return True
+    compiled = rule._compiled
+    if compiled is None:
+        compiled = rule._compiled = _compile_bash_pattern(rule.pattern)
+    whole, prefix, rest = compiled  # type: ignore[misc]
+    if _CASE_INSENSITIVE:
+        form = form.lower()
+    if _star_match(whole, form) or (whole.endswith(" *") and form == whole[:-2]):
+        return True
+    if prefix is None:
+        return False
+    if form == prefix:
+        return True
+    return form.startswith(prefix + " ") and _star_match(rest, form[len(prefix) + 1 :])
+
+
+def _compile_bash_pattern(pattern: str) -> tuple[str, str | None, str | None]:
+    """(whole-pattern glob, prefix, rest) with quotes removed and whitespace collapsed, so a
+    pattern compares with split_commands' dequoted forms. `prefix:rest` splits at the last
+    colon; the whole pattern is also tried literally (`docker run -p 80:80`)."""
+    whole = _normalize_pattern(pattern)
+    prefix = rest = None
+    if ":" in pattern:
+        head, _, tail = pattern.rpartition(":")
+        prefix, rest = _normalize_pattern(head), _normalize_pattern(tail) or "*"
+    return whole, prefix, rest
+
+
+def _normalize_pattern(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if c not in "'\"":
+            out.append(c)
+        i += 1
+    normalized = " ".join("".join(out).split())
+    return normalized.lower() if _CASE_INSENSITIVE else normalized
+
+
+def _star_match(pattern: str, text: str) -> bool:
+    """Anchored glob where `*` (any run of characters) is the only wildcard."""
+    pieces = pattern.split("*")
+    if len(pieces) == 1:
+        return pattern == text
+    first, last = pieces[0], pieces[-1]
+    if len(text) < len(first) + len(last) or not text.startswith(first) or not text.endswith(last):
+        return False
+    position, end = len(first), len(text) - len(last)
+    for piece in pieces[1:-1]:
+        found = text.find(piece, position, end)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True
+
+
+# -- Read rules -------------------------------------------------------------------------
+
+
+def evaluate_read(path: str, rules: RuleSet, project_dir: str) -> PolicyVerdict:
+    """Deny / ask / allow for reading `path` (tried as given, resolved against the project,
+    and as its realpath), or no opinion."""
+    if not rules.has_tool("Read") or not isinstance(path, str) or not path:
+        return NO_OPINION
+    candidates = _path_candidates(path, project_dir)
+    roots = _roots(project_dir)
+    for action in (DENY, ASK):
+        for rule in rules.select("Read", action):
+            if rule.pattern is None or _read_matches(rule, candidates, roots):
+                return _verdict(rule, path, "file path", read=True)
+    for rule in rules.select("Read", ALLOW):
+        if rule.pattern is None or _read_matches(rule, candidates[-1:], roots, anchored=True):
+            return PolicyVerdict(ALLOW, rule.text, path, "allowed by the permission rules")
+    return NO_OPINION
+
+
+def is_read_allowed_outside_project(path: str, rules: RuleSet) -> bool:
+    """Whether a `Read(...)` allow rule reopens `path` although it is outside the project
+    (its realpath must match an anchored allow glob, and no Read deny or ask may match)."""
+    verdict = evaluate_read(path, rules, rules.project_dir)
+    return verdict.action == ALLOW
+
+
+def _roots(project_dir: str) -> list[str]:
+    if not project_dir:
+        return []
+    roots = [os.path.abspath(project_dir)]
+    real = os.path.realpath(project_dir)
+    return roots if real == roots[0] else [*roots, real]
+
+
+def _path_candidates(path: str, project_dir: str) -> list[str]:
+    """[raw path, absolute path, realpath]; the last one is what would really be read."""
+    expanded = os.path.expanduser(path)
+    base = project_dir or os.getcwd()
+    absolute = os.path.normpath(os.path.join(base, expanded))
+    try:
+        real = os.path.realpath(absolute)
+    except (OSError, ValueError):
+        real = absolute
+    real = _slashes(real)
+    found = [form for form in dict.fromkeys((_slashes(path), _slashes(absolute))) if form != real]
+    return [*found, real]
+
+
+def _slashes(path: str) -> str:
+    path = path.replace("\\", "/")
+    return path.lower() if _CASE_INSENSITIVE else path
+
+
+def _read_matches(
+    rule: Rule, candidates: list[str], roots: list[str], anchored: bool = False
+) -> bool:
+    """Whether any candidate path matches the rule's glob (anchored variants only for allow)."""
+    compiled = rule._compiled
+    if compiled is None:
+        compiled = rule._compiled = _glob_variants(rule.pattern or "", roots)
+    loose, fixed = compiled  # type: ignore[misc]
+    globs = fixed if anchored else loose + fixed
+    return any(_path_glob_match(glob, candidate) for glob in globs for candidate in candidates)
+
+
+def _glob_variants(glob: str, roots: list[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """(globs matched against any form of the path, globs anchored at absolute locations)."""
+    glob = _slashes(glob)
+    anchored: list[str] = []
+    loose: list[str] = []
+    if glob.startswith("//"):
+        anchored.append(glob[1:])
+    elif glob == "~" or glob.startswith("~/"):
+        anchored.append(_slashes(os.path.expanduser(glob)))
+    elif glob.startswith("/"):
+        anchored.append(glob)
+        anchored += [_slashes(root).rstrip("/") + glob for root in roots]
+    else:
+        loose.append(glob)
+        relative = glob[2:] if glob.startswith("./") else glob
+        anchored += [_slashes(root).rstrip("/") + "/" + relative for root in roots]
+    anchored += [real for real in map(_real_prefix, anchored) if real not in anchored]
+    return [_tokenize_glob(g) for g in loose], [_tokenize_glob(g) for g in anchored]
+
+
+def _real_prefix(glob: str) -> str:
+    """The glob with its wildcard-free directory prefix resolved through symlinks."""
+    cut = min((glob.find(c) for c in "*?" if c in glob), default=len(glob))
+    head = glob[: glob.rfind("/", 0, cut) + 1] if cut < len(glob) else glob
+    if not head or head == "/":
+        return glob
+    try:
+        real = os.path.realpath(head)
+    except (OSError, ValueError):
+        return glob
+    suffix = "/" if head.endswith("/") and not real.endswith(("/", "\\")) else ""
+    return _slashes(real) + suffix + glob[len(head) :]
+
+
+def _tokenize_glob(glob: str) -> list[str]:
+    tokens: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            tokens.append("**/")
+            i += 3
+        elif glob.startswith("**", i):
+            tokens.append("**")
+            i += 2
+        elif glob[i] in "*?":
+            tokens.append(glob[i])
+            i += 1
+        else:
+            j = i
+            while j < len(glob) and glob[j] not in "*?":
+                j += 1
+            tokens.append("=" + glob[i:j])
+            i = j
+    return tokens
+
+
+def _path_glob_match(tokens: list[str], path: str) -> bool:
+    """Anchored match of a tokenized path glob (memoized: linear in tokens x path length)."""
+    memo: dict[tuple[int, int], bool] = {}
+    n = len(path)
+
+    def match(t: int, s: int) -> bool:
+        key = (t, s)
+        if key in memo:
+            return memo[key]
+        if t == len(tokens):
+            result = s == n
+        else:
+            token = tokens[t]
+            if token == "?":
+                result = s < n and path[s] != "/" and match(t + 1, s + 1)
+            elif token == "*":
+                end = path.find("/", s)
+                end = n if end < 0 else end
+                result = any(match(t + 1, k) for k in range(s, end + 1))
+            elif token == "**":
+                result = any(match(t + 1, k) for k in range(s, n + 1))
+            elif token == "**/":
+                result = match(t + 1, s) or any(
+                    path[k] == "/" and match(t + 1, k + 1) for k in range(s, n)
+                )
+            else:
+                literal = token[1:]
+                result = path.startswith(literal, s) and match(t + 1, s + len(literal))
+        memo[key] = result
+        return result
+
+    return match(0, 0)
+
+
+# -- reasons ----------------------------------------------------------------------------
+
+
+def _verdict(rule: Rule, matched: str, subject: str, read: bool = False) -> PolicyVerdict:
+    shown = rule.pattern if read and rule.pattern is not None else rule.text
+    kind = "Read " if read else ""
+    where = f" ({_home_short(rule.source)})" if rule.source else ""
+    quoted = matched if len(matched) <= 200 else matched[:197] + "..."
+    if rule.action == DENY:
+        reason = (
+            f"Blocked by security policy: {subject} matches {kind}deny pattern {shown}{where}:"
+            f" {quoted!r}. The user's permission rules forbid this; do not retry it another way."
+        )
+    else:
+        reason = (
+            f"Security policy asks for confirmation: {subject} matches {kind}ask pattern"
+            f" {shown}{where}: {quoted!r}."
+        )
+    return PolicyVerdict(rule.action, rule.text, matched, reason)
+
+
+def _home_short(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home and path.startswith(home + os.sep) else path
+
+
+# -- tool calls -------------------------------------------------------------------------
+
+
+def require_security() -> bool:
+    """Whether the user asked to fail closed (`CTXMODE_REQUIRE_SECURITY=1`)."""
+    return paths.env_first(REQUIRE_SECURITY_ENV) == "1"
+
+
+def fail_closed_reason(problem: str) -> str:
+    return (
+        f"Blocked: ctxmode could not evaluate the permission rules ({problem}) and"
+        " CTXMODE_REQUIRE_SECURITY=1 (or CONTEXT_MODE_REQUIRE_SECURITY=1) requires them."
+        " Fix the settings file, or unset that variable to let calls through unchecked."
+    )
+
+
+def evaluate_tool_call(tool: str, tool_input: dict, project_dir: str) -> PolicyVerdict:
+    """The policy verdict for one tool call, loading the rules for `project_dir`.
+
+    Fail-open: if the rules cannot be loaded or evaluated the answer is "no opinion" (logged),
+    unless CTXMODE_REQUIRE_SECURITY=1, which denies every call (any tool) until it is fixed.
+    """
+    try:
+        rules = load_rules(project_dir)
+        if rules.errors and require_security():
+            return PolicyVerdict(DENY, reason=fail_closed_reason(rules.errors[0]))
+        return evaluate_with_rules(tool, tool_input, rules)
+    except Exception as error:  # a policy bug must never break the host's tool call
+        problem = f"{type(error).__name__}: {error}"
+        paths.append_log(LOG_NAME, f"policy evaluation failed for {tool!r}: {problem}")
+        if require_security():
+            return PolicyVerdict(DENY, reason=fail_closed_reason(problem))
+        return NO_OPINION
+
+
+OWN_TOOLS = ("ctx_execute", "ctx_execute_file", "ctx_batch_execute")
+
+
+def own_tool_name(tool: str) -> str:
+    """`ctx_execute` for `ctx_execute`, `mcp__ctxmode__ctx_execute`, `MCP:ctx_execute`, ..."""
+    leaf = tool[4:] if tool.startswith("MCP:") else tool
+    leaf = leaf.rsplit("__", 1)[-1].rsplit("/", 1)[-1]
+    return leaf if leaf in OWN_TOOLS else tool
+
+
+def evaluate_with_rules(tool: str, tool_input: dict, rules: RuleSet) -> PolicyVerdict:
+    """`evaluate_tool_call` over already-loaded rules (pure apart from path resolution)."""
+    if not rules.rules:
+        return NO_OPINION
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    if tool == "Bash":
+        return evaluate_bash(_first_string(tool_input, ("command", "cmd", "CommandLine")), rules)
+    if tool == "Read":
+        path = _first_string(tool_input, ("file_path", "path", "AbsolutePath", "FilePath"))
+        return evaluate_read(path, rules, rules.project_dir)
+    name = own_tool_name(tool)
+    if name not in OWN_TOOLS:
+        return _bare_rule_verdict(tool, rules)
+    verdict = _bare_rule_verdict(name, rules)
+    if verdict.action in (DENY, ASK):
+        return verdict
+    if name == "ctx_batch_execute":
+        return _evaluate_batch(tool_input.get("commands"), rules)
+    if name == "ctx_execute_file":
+        path = _first_string(tool_input, ("path", "file_path"))
+        verdict = evaluate_read(path, rules, rules.project_dir) if path else NO_OPINION
+        if verdict.action in (DENY, ASK):
+            return verdict
+    return evaluate_code(
+        _first_string(tool_input, ("language",)), _first_string(tool_input, ("code",)), rules
+    )
+
+
+def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
+    """Shell code: every command in it. Other languages: the shell strings they visibly run
+    (`extract_shell_strings`, a best-effort scan). Only deny and ask are reported."""
+    if not code or not rules.has_tool("Bash"):
+        return NO_OPINION
+    if language.lower() in SHELL_LANGUAGES:
+        verdict = evaluate_bash(code, rules, subject="shell code")
+        return verdict if verdict.action in (DENY, ASK) else NO_OPINION
+    for script in extract_shell_strings(language.lower(), code):
+        verdict = evaluate_bash(
+            script, rules, subject=f"{language or 'the'} code running a command"
+        )
+        if verdict.action in (DENY, ASK):
+            return verdict
+    return NO_OPINION
+
+
+def _evaluate_batch(commands: object, rules: RuleSet) -> PolicyVerdict:
+    if not isinstance(commands, list):
+        return NO_OPINION
+    first_ask = NO_OPINION
+    for entry in commands:
+        command = entry.get("command") if isinstance(entry, dict) else entry
+        if not isinstance(command, str):
+            continue
+        label = entry.get("label") if isinstance(entry, dict) else None
+        name = label if isinstance(label, str) and label else command
+        verdict = evaluate_bash(command, rules, subject=f"batch command {name!r}")
+        if verdict.action == DENY:
+            return verdict
+        if verdict.action == ASK and first_ask.action is None:
+            first_ask = verdict
+    return first_ask
+
+
+def _bare_rule_verdict(tool: str, rules: RuleSet) -> PolicyVerdict:
+    """A bare deny/ask rule naming this tool (`WebFetch`, `mcp__x__ctx_execute`, ...)."""
+    for action in (DENY, ASK):
+        for rule in rules.rules:
+            if rule.action != action or rule.pattern is not None:
+                continue
+            if rule.tool == tool or (tool in OWN_TOOLS and own_tool_name(rule.tool) == tool):
+                return _verdict(rule, tool, "the tool")
+    return NO_OPINION
+
+
+def _first_string(data: dict, keys: tuple[str, ...]) -> str:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return ""

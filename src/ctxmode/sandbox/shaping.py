@@ -1,0 +1,349 @@
+"""Turning a run's output into a reply that fits a context window without hiding an error.
+
+- Up to 5 KB: the output as it is (with exit code and stderr when the run failed).
+- More, without an intent: the full text is indexed under a unique label and the
+  reply keeps the head, the tail, every diagnostic line (bounded) and the last
+  summary line, plus a pointer to the label.
+- More, with an intent: the full text is indexed, and the reply gives the lines
+  of the passages matching the intent, the label and a few searchable terms.
+
+The store is reached only through the small `Knowledge` protocol passed in, so
+this module does no I/O of its own; `StoreKnowledge` adapts the real store.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ctxmode.sandbox import classify as kinds
+from ctxmode.sandbox.diagnostics import Diagnostics, clip_line
+from ctxmode.sandbox.output import StreamOutput
+
+INLINE_LIMIT = 5_000  # bytes of output returned as is
+REPLY_BUDGET = 4_900  # bytes the whole shaped reply stays under
+INDEX_STREAM_MAX = 8 * 1024 * 1024  # per stream: first and last halves are indexed beyond it
+SEARCH_LIMIT = 5
+TERMS_LIMIT = 10
+MAX_LINES_PER_PASSAGE = 4
+
+
+# ---------------------------------------------------------------- contracts
+
+
+@dataclass(frozen=True)
+class Passage:
+    title: str
+    snippet: str
+
+
+class Knowledge(Protocol):
+    """What shaping needs from the knowledge base."""
+
+    def index(self, label: str, text: str) -> int:
+        """Index `text` under `label`; return the number of chunks."""
+        ...
+
+    def search(self, query: str, label: str, limit: int) -> list[Passage]: ...
+
+    def terms(self, label: str, limit: int) -> list[str]: ...
+
+
+class RunOutput(Protocol):
+    """What shaping reads from a run (`runner.ExecResult` provides it)."""
+
+    language: str
+    exit_code: int | None
+    classification: str
+    stdout: StreamOutput
+    stderr: StreamOutput
+    diagnostics: Diagnostics
+    notes: list[str]
+    error: str | None
+    timeout_ms: int
+
+
+@dataclass(frozen=True)
+class ShapedReply:
+    text: str
+    is_error: bool
+    label: str | None = None  # where the full output was indexed, if it was
+    indexed_chunks: int = 0
+    cut: bool = False  # whether the reply leaves part of the output out
+
+
+class StoreKnowledge:
+    """`Knowledge` over `ctxmode.store.knowledge.KnowledgeBase`."""
+
+    def __init__(self, kb: Any) -> None:
+        self.kb = kb
+
+    def index(self, label: str, text: str) -> int:
+        return int(self.kb.index_text(label, text, fmt="plain").chunk_count)
+
+    def search(self, query: str, label: str, limit: int) -> list[Passage]:
+        results = self.kb.search([query], limit=limit, source=label)
+        hits = results[0].hits if results else []
+        return [Passage(hit.title or "", hit.snippet or "") for hit in hits]
+
+    def terms(self, label: str, limit: int) -> list[str]:
+        return list(self.kb.distinctive_terms(label, limit=limit))
+
+
+def unique_label(kind: str) -> str:
+    """A label never reused, e.g. `exec:python:20261130T110405-3f9a1c` (a rerun keeps the old)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return f"{kind}:{stamp}-{secrets.token_hex(3)}"
+
+
+# ---------------------------------------------------------------- small text helpers
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def head_lines(text: str, max_bytes: int) -> str:
+    """The leading whole lines of `text` within `max_bytes` (a long first line is clipped)."""
+    if _size(text) <= max_bytes:
+        return text
+    cut = text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    newline = cut.rfind("\n")
+    return cut[: newline + 1] if newline > 0 else cut
+
+
+def tail_lines(text: str, max_bytes: int) -> str:
+    """The trailing whole lines of `text` within `max_bytes`."""
+    if _size(text) <= max_bytes:
+        return text
+    data = text.encode("utf-8")
+    cut = data[len(data) - max_bytes :].decode("utf-8", errors="ignore")
+    newline = cut.find("\n")
+    return cut[newline + 1 :] if 0 <= newline < len(cut) - 1 else cut
+
+
+def _stream_head(stream: StreamOutput) -> str:
+    return stream.head
+
+
+def _stream_tail(stream: StreamOutput) -> str:
+    return stream.head if stream.complete else stream.tail
+
+
+def _kb(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _exit_text(run: RunOutput) -> str:
+    if run.classification == kinds.BACKGROUNDED:
+        return "still running"
+    if run.exit_code is None:
+        return "no exit code"
+    return f"exit {run.exit_code}"
+
+
+# ---------------------------------------------------------------- the three shapes
+
+
+def shape_output(
+    run: RunOutput,
+    *,
+    intent: str | None = None,
+    label: str | None = None,
+    knowledge: Knowledge | None = None,
+    search_hint: str = 'search it with ctx_search(queries=[...], source="{label}")',
+) -> ShapedReply:
+    """The reply for `run`. Large output is indexed in `knowledge` under `label`.
+
+    `label` defaults to a fresh `unique_label("exec:<language>")`. Never echoes the code.
+    """
+    is_error = kinds.is_error(run.classification)
+    if run.error is not None:
+        return ShapedReply(f"Runtime error: {run.error}", is_error=True)
+    total = run.stdout.byte_count + run.stderr.byte_count
+    if total <= INLINE_LIMIT and run.stdout.complete and run.stderr.complete:
+        return ShapedReply(_inline(run), is_error=is_error)
+    label = label or unique_label(f"exec:{run.language}")
+    chunks = knowledge.index(label, indexable_text(run)) if knowledge is not None else 0
+    hint = search_hint.format(label=label) if knowledge is not None else ""
+    if intent and intent.strip() and knowledge is not None:
+        text = _intent_reply(run, intent.strip(), label, chunks, knowledge, hint)
+    else:
+        text = _cut_reply(run, label if knowledge is not None else None, chunks, hint)
+    return ShapedReply(text, is_error=is_error, label=label if knowledge else None,
+                       indexed_chunks=chunks, cut=True)  # fmt: skip
+
+
+def _notes(run: RunOutput) -> str:
+    return "".join(f"\n_({note})_" for note in run.notes)
+
+
+def _inline(run: RunOutput) -> str:
+    """Small output, whole. Failures get the exit code and both streams, labelled."""
+    out, err = run.stdout.head, run.stderr.head
+    if run.classification == kinds.TIMEOUT:
+        body = f"Execution timed out after {run.timeout_ms} ms"
+        body += f"\nstderr:\n{err.rstrip()}" if err.strip() else ""
+        return body + _notes(run)
+    if kinds.is_error(run.classification):
+        body = f"Exit code: {run.exit_code}"
+        body += f"\nstdout:\n{out.rstrip()}" if out.strip() else ""
+        body += f"\nstderr:\n{err.rstrip()}" if err.strip() else ""
+        return body + _notes(run)
+    body = out.rstrip("\n")
+    if err.strip():
+        body += ("\n" if body else "") + f"stderr:\n{err.rstrip()}"
+    if not body and not run.notes:
+        body = f"(no output, {_exit_text(run)})"
+    if run.classification == kinds.SOFT_FAILURE:
+        body += f"\n_(exit {run.exit_code})_"
+    return body + _notes(run)
+
+
+def indexable_text(run: RunOutput) -> str:
+    """The full output to index (beyond 8 MB a stream keeps its first and last 4 MB)."""
+    text = _bounded(run.stdout)
+    if run.stderr.byte_count:
+        text += "\n--- stderr ---\n" + _bounded(run.stderr)
+    return text
+
+
+def _bounded(stream: StreamOutput) -> str:
+    if stream.byte_count <= INDEX_STREAM_MAX:
+        return "".join(stream.iter_text())
+    half = INDEX_STREAM_MAX // 2
+    first = head_lines(stream.read(0, half), half)
+    last = tail_lines(stream.read(stream.byte_count - half, half), half)
+    skipped = stream.byte_count - _size(first) - _size(last)
+    return f"{first}\n[… {_kb(skipped)} not indexed …]\n{last}"
+
+
+def _header(run: RunOutput, label: str | None, chunks: int) -> str:
+    sizes = f"{_kb(run.stdout.byte_count)} stdout"
+    if run.stderr.byte_count:
+        sizes += f", {_kb(run.stderr.byte_count)} stderr"
+    where = (
+        f'full output indexed as "{label}" ({chunks} chunks)'
+        if label
+        else "full output not indexed (no knowledge base)"
+    )
+    return f"[{_exit_text(run)} · {run.classification} · {sizes} · {where}]"
+
+
+def _diagnostic_block(run: RunOutput, budget: int, visible: str) -> str:
+    """Diagnostic lines not already visible, within `budget` bytes."""
+    lines = [line for line in run.diagnostics.lines if line.strip() and line not in visible]
+    if not lines:
+        return ""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        cost = _size(line) + 1
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    missing = len(lines) - len(kept) + run.diagnostics.omitted
+    more = f"\n… {missing} more in the indexed output" if missing else ""
+    return "--- errors and diagnostics ---\n" + "\n".join(kept) + more
+
+
+def _cut_reply(run: RunOutput, label: str | None, chunks: int, hint: str) -> str:
+    """Header, head, diagnostics, tail, the other stream's tail, summary, pointer."""
+    header = _header(run, label, chunks)
+    summary = run.diagnostics.summary or ""
+    trailer = "\n".join(part for part in (_notes(run).strip(), hint) if part)
+    fixed = _size(header) + _size(summary) + _size(trailer) + 200  # titles and separators
+    room = max(REPLY_BUDGET - fixed, 600)
+    main, other = (run.stdout, run.stderr) if not run.stdout.is_blank else (run.stderr, run.stdout)
+    other_text = "" if other.is_blank else tail_lines(_stream_tail(other), room // 5)
+    diagnostics = _diagnostic_block(run, room * 2 // 5, other_text + summary)
+    left = room - _size(other_text) - _size(diagnostics)
+    head_text = head_lines(_stream_head(main), left * 2 // 5)
+    rest = _stream_tail(main) if not main.complete else main.head[len(head_text) :]
+    tail_text = tail_lines(rest, left - _size(head_text))
+    other_name = "stderr" if main is run.stdout else "stdout"
+    parts = [
+        header,
+        "--- first lines ---\n" + head_text.rstrip("\n"),
+        diagnostics,
+        ("--- last lines ---\n" + tail_text.rstrip("\n")) if tail_text.strip() else "",
+        (f"--- {other_name} (last lines) ---\n" + other_text.rstrip("\n")) if other_text else "",
+        ("--- summary ---\n" + summary) if summary and summary not in tail_text else "",
+        trailer,
+    ]
+    return "\n".join(part for part in parts if part)
+
+
+_WORD = re.compile(r"[^\W_]{2,}", re.UNICODE)
+
+
+def _related(a: str, b: str) -> bool:
+    """Same word up to an inflection ("error"/"errors", "fail"/"failed")."""
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) and (len(short) >= 4 or short == long)
+
+
+def matching_lines(snippet: str, intent: str, limit: int = MAX_LINES_PER_PASSAGE) -> list[str]:
+    """The lines of `snippet` that contain a word of `intent` (else its first non-blank line)."""
+    wanted = {word.lower() for word in _WORD.findall(intent)}
+    lines = [line for line in snippet.splitlines() if line.strip()]
+    hits = [
+        line
+        for line in lines
+        if any(_related(w, word.lower()) for word in _WORD.findall(line) for w in wanted)
+    ]
+    chosen = hits[:limit] or lines[:1]
+    return [clip_line(line.strip(), 200) for line in chosen]
+
+
+def searchable_terms(terms: Iterable[str], limit: int = TERMS_LIMIT) -> list[str]:
+    """Words worth searching for: no numbers, ids or hashes."""
+    kept = []
+    for term in terms:
+        if re.fullmatch(r"[^\W\d_][\w.-]*", term) and not re.search(r"\d{3,}", term):
+            kept.append(term)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+def _intent_reply(
+    run: RunOutput, intent: str, label: str, chunks: int, knowledge: Knowledge, hint: str
+) -> str:
+    header = _header(run, label, chunks)
+    passages = knowledge.search(intent, label, SEARCH_LIMIT)
+    blocks: list[str] = []
+    seen: set[str] = set()
+    for passage in passages:
+        lines = [line for line in matching_lines(passage.snippet, intent) if line not in seen]
+        seen.update(lines)
+        if lines:
+            title = clip_line(passage.title, 120)
+            blocks.append((f"## {title}\n" if title else "") + "\n".join(lines))
+    if blocks:
+        found = f'{len(blocks)} passages match "{clip_line(intent, 120)}":\n' + "\n".join(blocks)
+    else:
+        found = f'No passage matched "{clip_line(intent, 120)}".'
+    terms = searchable_terms(knowledge.terms(label, TERMS_LIMIT * 3))
+    tail = [
+        run.diagnostics.summary or "",
+        _notes(run).strip(),
+        ("Searchable terms: " + ", ".join(terms)) if terms else "",
+        hint,
+    ]
+    fixed = _size(header) + sum(_size(part) + 1 for part in tail)
+    room = max(REPLY_BUDGET - fixed, 800)
+    found = head_lines(found, room * 60 // 100)
+    diagnostics = _diagnostic_block(run, room - _size(found) - 40, found)
+    if not blocks and not diagnostics:
+        found += "\n--- last lines ---\n" + tail_lines(_stream_tail(run.stdout), room // 3)
+    return "\n".join(part for part in [header, found, diagnostics, *tail] if part)

@@ -1,0 +1,123 @@
+"""The MCP server: the SDK's low-level `Server` wired to ctxmode's tool handlers over stdio.
+
+Handlers are plain synchronous functions (see `handlers.py`) run in worker
+threads; each opens its own SQLite connection, so no connection crosses threads.
+A handler's failure becomes an `is_error` result with one line, never a stack
+trace on the wire (the trace goes to the server log).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+from ctxmode import __version__, paths
+from ctxmode.server import handlers
+from ctxmode.server.arguments import ArgumentError
+from ctxmode.server.tools import TOOLS
+
+INSTRUCTIONS = (
+    "ctxmode keeps raw tool output out of your context: run commands and code with "
+    "ctx_batch_execute / ctx_execute, process files with ctx_execute_file, fetch pages "
+    "with ctx_fetch_and_index, and look things up with ctx_search."
+)
+
+
+def _tool_objects() -> list[types.Tool]:
+    tools = []
+    for spec in TOOLS:
+        read_only, destructive, idempotent, open_world = spec["annotations"]
+        tools.append(
+            types.Tool(
+                name=spec["name"],
+                title=spec["title"],
+                description=spec["description"],
+                input_schema=spec["inputSchema"],
+                annotations=types.ToolAnnotations(
+                    title=spec["title"],
+                    read_only_hint=read_only,
+                    destructive_hint=destructive,
+                    idempotent_hint=idempotent,
+                    open_world_hint=open_world,
+                ),
+            )
+        )
+    return tools
+
+
+def _result(text: str, is_error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+
+def build_server(state: handlers.ServerState) -> Server[Any]:
+    tool_objects = _tool_objects()
+
+    async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_objects)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        handler = handlers.HANDLERS.get(params.name)
+        if handler is None:
+            return _result(f"Unknown tool '{params.name}'.", is_error=True)
+        arguments = dict(params.arguments or {})
+        started = time.monotonic()
+        try:
+            reply = await anyio.to_thread.run_sync(handler, state, arguments)
+        except ArgumentError as exc:
+            return _result(f"{params.name}: {exc}", is_error=True)
+        except Exception as exc:
+            paths.append_log(
+                "server-errors.log",
+                f"[{time.strftime('%Y-%m-%dT%H:%M:%S')}] {params.name} "
+                f"{json.dumps(arguments)[:500]}\n{traceback.format_exc()}",
+            )
+            return _result(f"{params.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        state.record_call(params.name, reply, time.monotonic() - started)
+        return _result(reply.text, is_error=reply.is_error)
+
+    async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
+
+    async def on_list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def on_list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    return Server(
+        "ctxmode",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        on_list_prompts=on_list_prompts,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_resource_templates,
+    )
+
+
+async def _serve(state: handlers.ServerState) -> None:
+    server = build_server(state)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(project_dir: str | None = None) -> None:
+    """Run the MCP server on stdin/stdout until the host closes the pipe."""
+    state = handlers.ServerState.create(project_dir)
+    state.announce()
+    try:
+        anyio.run(_serve, state)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        state.withdraw()
+        sys.stderr.flush()

@@ -1,0 +1,1 @@
+"""Command-line session memory: named sessions bound to a workspace, and their context block."""

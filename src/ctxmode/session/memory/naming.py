@@ -1,0 +1,60 @@
+"""Which session a command means: an explicit name, a scope's name, or one derived from the place.
+
+The rule, first match wins:
+1. `--session NAME` or the `CTXMODE_SESSION` environment variable;
+2. the `session` of the longest config scope containing the current directory;
+3. derived: the last two components of the workspace plus a word, where the word is the
+   `--task` word if given (`/data/prod/archive` + `log` -> `prod-archive-log`; the same
+   name tomorrow, in any terminal), else the terminal identity (`pts-3`: the controlling
+   tty of stdin/stdout/stderr; without one, the parent process id), so two terminals in
+   the same directory get separate sessions unless they name the same one.
+A derived name also matches an existing session made in a parent directory, so working in
+`/data/prod/archive/2024` with `--task log` continues `prod-archive-log`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+SESSION_ENV = "CTXMODE_SESSION"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME = 80
+
+
+class SessionNameError(ValueError):
+    """A session name that is empty once cleaned."""
+
+
+def clean_name(name: str) -> str:
+    """Session names are path-, shell- and log-safe: `[A-Za-z0-9._-]`, at most 80 chars."""
+    cleaned = _UNSAFE.sub("-", name.strip()).strip("-.")[:MAX_NAME]
+    if not cleaned:
+        raise SessionNameError(f"not a usable session name: {name!r}")
+    return cleaned
+
+
+def terminal_identity() -> str:
+    """`pts-3` for /dev/pts/3 (the first of stdin/stdout/stderr that is a tty), else `ppid-N`."""
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd):
+                tty = os.ttyname(fd)
+                return clean_name(tty.removeprefix("/dev/").replace("/", "-"))
+        except OSError:
+            continue
+    return f"ppid-{os.getppid()}"
+
+
+def derived_name(workspace: str, word: str) -> str:
+    parts = [p for p in os.path.realpath(workspace).split(os.sep) if p][-2:]
+    return clean_name("-".join([*parts, word]) if parts else f"root-{word}")
+
+
+def ancestors(path: str) -> list[str]:
+    """`path` (resolved) and each of its parents, nearest first."""
+    path = os.path.realpath(path)
+    chain = [path]
+    while (parent := os.path.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    return chain

@@ -1,0 +1,449 @@
+"""Splitting text into searchable chunks of at most 4 KB each, whatever the input.
+
+Markdown splits on headings (breadcrumb titles), plain text on paragraphs, code
+on top-level definitions, JSON on key paths with arrays batched. The line-based
+chunkers are generators over lines, so a 100 MB file streams through them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+MAX_CHUNK_BYTES = 4096
+PLAIN_TARGET_BYTES = 2048  # small paragraphs are packed together up to this size
+CODE_MERGE_BYTES = 1024  # tiny definitions (constants, imports) share a chunk
+WINDOW_LINES = 40
+WINDOW_OVERLAP = 2
+TITLE_CHARS = 80
+
+Kind = Literal["code", "prose"]
+FORMATS = ("markdown", "plain", "json", "code")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    title: str
+    content: str
+    kind: Kind
+
+
+# ---------------------------------------------------------------- byte-capped splitting
+
+
+def nbytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def split_long_line(line: str, cap: int = MAX_CHUNK_BYTES) -> list[str]:
+    """Cut one over-long line into pieces of at most `cap` UTF-8 bytes.
+
+    Cuts never fall inside a character and prefer whitespace in the second half.
+    """
+    data = line.encode("utf-8")
+    pieces: list[str] = []
+    pos = 0
+    while len(data) - pos > cap:
+        end = pos + cap
+        while end > pos and (data[end] & 0xC0) == 0x80:  # continuation byte: back off
+            end -= 1
+        space = max(data.rfind(b" ", pos + cap // 2, end), data.rfind(b"\n", pos + cap // 2, end))
+        if space > pos:
+            end = space + 1
+        pieces.append(data[pos:end].decode("utf-8"))
+        pos = end
+    pieces.append(data[pos:].decode("utf-8"))
+    return pieces
+
+
+def pack_lines(lines: Iterable[str], cap: int = MAX_CHUNK_BYTES) -> Iterator[str]:
+    """Greedily join lines (each keeping its newline) into pieces of at most `cap` bytes."""
+    buf: list[str] = []
+    size = 0
+    for line in lines:
+        n = nbytes(line)
+        if n > cap:
+            if buf:
+                yield "".join(buf)
+                buf, size = [], 0
+            *full, rest = split_long_line(line, cap)
+            yield from full
+            buf, size = [rest], nbytes(rest)
+            continue
+        if size + n > cap and buf:
+            yield "".join(buf)
+            buf, size = [], 0
+        buf.append(line)
+        size += n
+    if buf:
+        yield "".join(buf)
+
+
+def capped(chunks: Iterable[Chunk], cap: int = MAX_CHUNK_BYTES) -> Iterator[Chunk]:
+    """Every chunk at most `cap` bytes: oversized ones split by lines, parts titled "T (n)"."""
+    for chunk in chunks:
+        if nbytes(chunk.content) <= cap:
+            yield chunk
+            continue
+        for i, piece in enumerate(pack_lines(chunk.content.splitlines(keepends=True), cap)):
+            title = chunk.title if i == 0 else f"{chunk.title} ({i + 1})"
+            yield Chunk(title, piece, chunk.kind)
+
+
+def _first_line(text: str, fallback: str = "Untitled") -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+    return fallback
+
+
+def _nonblank(lines: list[str]) -> bool:
+    return any(line.strip() for line in lines)
+
+
+# ---------------------------------------------------------------- markdown
+
+_HEADING = re.compile(r"^ {0,3}(#{1,4})[ \t]+(.*?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+class _Packer:
+    """Collects blocks of lines into chunks of at most the cap; numbers continuation parts."""
+
+    def __init__(self, title: str, cap: int = MAX_CHUNK_BYTES) -> None:
+        self.title = title
+        self.cap = cap
+        self.parts = 0
+        self.buf: list[str] = []
+        self.size = 0
+        self.code = False
+
+    def _emit(self, content: str, code: bool) -> Iterator[Chunk]:
+        if not content.strip():
+            return
+        self.parts += 1
+        title = self.title if self.parts == 1 else f"{self.title} ({self.parts})"
+        yield Chunk(title, content.strip("\n"), "code" if code else "prose")
+
+    def flush(self) -> Iterator[Chunk]:
+        if self.buf:
+            yield from self._emit("".join(self.buf), self.code)
+        self.buf, self.size, self.code = [], 0, False
+
+    def add(self, lines: list[str], code: bool) -> Iterator[Chunk]:
+        size = sum(nbytes(line) for line in lines)
+        if self.size + size > self.cap:
+            yield from self.flush()
+        if size > self.cap:
+            for piece in pack_lines(lines, self.cap):
+                yield from self._emit(piece, code)
+            return
+        if self.buf:
+            self.buf.append("\n")  # keep blocks apart as in the source
+        self.buf.extend(lines)
+        self.size += size + 1
+        self.code = self.code or code
+
+
+def iter_markdown(lines: Iterable[str]) -> Iterator[Chunk]:
+    """Markdown lines to chunks: H1-H4 sections, fenced blocks whole unless over the cap."""
+    crumbs: list[tuple[int, str]] = []
+    packer = _Packer("Untitled")
+    block: list[str] = []
+    block_size = 0
+    fence: str | None = None
+
+    def end_block(code: bool) -> Iterator[Chunk]:
+        nonlocal block, block_size
+        if block and (code or _nonblank(block)):
+            yield from packer.add(block, code)
+        block, block_size = [], 0
+
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n"
+        if fence is not None:
+            block.append(line)
+            block_size += nbytes(line)
+            if line.lstrip(" ").startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+                yield from end_block(code=True)
+            elif block_size > 4 * MAX_CHUNK_BYTES:  # a giant fence: emit it as it streams
+                yield from packer.add(block, code=True)
+                block, block_size = [], 0
+            continue
+        heading = _HEADING.match(line.rstrip("\r\n"))
+        if heading:
+            yield from end_block(code=False)
+            yield from packer.flush()
+            level = len(heading.group(1))
+            crumbs = [c for c in crumbs if c[0] < level]
+            crumbs.append((level, heading.group(2).strip() or "Untitled"))
+            packer = _Packer(" > ".join(text for _, text in crumbs))
+            continue
+        opening = _FENCE.match(line)
+        if opening:
+            yield from end_block(code=False)
+            fence = opening.group(1)
+            block, block_size = [line], nbytes(line)
+            continue
+        if not line.strip():
+            yield from end_block(code=False)
+            continue
+        block.append(line)
+        block_size += nbytes(line)
+        if block_size > 4 * MAX_CHUNK_BYTES:  # a paragraph without blank lines: stream it
+            yield from end_block(code=False)
+    yield from end_block(code=fence is not None)
+    yield from packer.flush()
+
+
+def chunk_markdown(text: str) -> list[Chunk]:
+    return list(capped(iter_markdown(text.splitlines(keepends=True))))
+
+
+# ---------------------------------------------------------------- plain text
+
+
+def _windows(lines: list[str]) -> Iterator[list[str]]:
+    """Overlapping line windows (for long runs without blank lines, such as logs)."""
+    step = WINDOW_LINES - WINDOW_OVERLAP
+    for start in range(0, max(len(lines) - WINDOW_OVERLAP, 1), step):
+        yield lines[start : start + WINDOW_LINES]
+
+
+def iter_plain(lines: Iterable[str]) -> Iterator[Chunk]:
+    """Plain text: paragraphs packed up to ~2 KB; long paragraphs as overlapping line windows."""
+    buf: list[str] = []
+    size = 0
+    para: list[str] = []
+
+    def emit(content_lines: list[str]) -> Iterator[Chunk]:
+        content = "".join(content_lines).strip("\n")
+        if content.strip():
+            for piece in pack_lines(content.splitlines(keepends=True)):
+                yield Chunk(_first_line(piece), piece.strip("\n"), "prose")
+
+    def end_paragraph() -> Iterator[Chunk]:
+        nonlocal buf, size, para
+        if not _nonblank(para):
+            para = []
+            return
+        psize = sum(nbytes(line) for line in para)
+        if len(para) > WINDOW_LINES or psize > MAX_CHUNK_BYTES:
+            yield from emit(buf)
+            buf, size = [], 0
+            for window in _windows(para):
+                yield from emit(window)
+        else:
+            if size + psize > PLAIN_TARGET_BYTES and buf:
+                yield from emit(buf)
+                buf, size = [], 0
+            buf.extend(para if not buf else ["\n", *para])
+            size += psize
+        para = []
+
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n"
+        if line.strip():
+            para.append(line)
+            if len(para) >= 50 * WINDOW_LINES:  # stream huge paragraphs window by window
+                tail = para[-WINDOW_OVERLAP:]
+                para = para[:-WINDOW_OVERLAP]
+                yield from end_paragraph()
+                para = tail
+        else:
+            yield from end_paragraph()
+    yield from end_paragraph()
+    yield from emit(buf)
+
+
+def chunk_plain(text: str) -> list[Chunk]:
+    return list(capped(iter_plain(text.splitlines(keepends=True))))
+
+
+# ---------------------------------------------------------------- code
+
+_DEFINITION = re.compile(
+    r"^(?:(?:export|pub(?:\([a-z]+\))?|async|default|static|public|private|protected|"
+    r"abstract|final|extern|unsafe|override|open|internal|sealed|data|inline)\s+)*"
+    r"(?:def|class|function\*?|fn|func|interface|struct|enum|impl|trait|type|const|let|var|"
+    r"module|namespace|package|object|macro_rules!|union|record)\b"
+)
+_PREAMBLE = re.compile(r"^(?:@|#|//|/\*|\*|--|;)")
+
+
+def iter_code(lines: Iterable[str]) -> Iterator[Chunk]:
+    """Source code: a chunk per top-level definition (comments and decorators attached)."""
+    section: list[str] = []
+    lead = 0  # index in `section` where a trailing run of comments/decorators starts
+    pending: list[str] = []
+    pending_size = 0
+
+    def flush_pending() -> Iterator[Chunk]:
+        nonlocal pending, pending_size
+        if _nonblank(pending):
+            title = _first_line("".join(line for line in pending if not _PREAMBLE.match(line)))
+            for i, piece in enumerate(pack_lines(pending)):
+                yield Chunk(title if i == 0 else f"{title} ({i + 1})", piece.strip("\n"), "code")
+        pending, pending_size = [], 0
+
+    def close_section(upto: int) -> Iterator[Chunk]:
+        nonlocal pending_size
+        body = section[:upto]
+        size = sum(nbytes(line) for line in body)
+        # Small sections (imports, constants) share a chunk; a real definition gets its own.
+        if pending and (size > CODE_MERGE_BYTES // 2 or pending_size + size > CODE_MERGE_BYTES):
+            yield from flush_pending()
+        pending.extend(body)
+        pending_size += size
+        if pending_size > CODE_MERGE_BYTES // 2:
+            yield from flush_pending()
+
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n"
+        top = not line[0].isspace()
+        if top and _DEFINITION.match(line) and _nonblank(section[:lead]):
+            yield from close_section(lead)
+            del section[:lead]
+        section.append(line)
+        if line.strip() and not (top and _PREAMBLE.match(line)):
+            lead = len(section)
+        if len(section) >= 10 * WINDOW_LINES:  # a very long definition: stream it
+            yield from close_section(len(section))
+            section, lead = [], 0
+    yield from close_section(len(section))
+    yield from flush_pending()
+
+
+def chunk_code(text: str) -> list[Chunk]:
+    return list(capped(iter_code(text.splitlines(keepends=True))))
+
+
+# ---------------------------------------------------------------- JSON
+
+BATCH_BYTES = MAX_CHUNK_BYTES * 9 // 10  # sizes are estimates; leave a margin
+IDENTITY_FIELDS = ("id", "name", "title", "path", "slug", "key", "label")
+
+
+def _sizes(value: Any, sizes: dict[int, int]) -> int:
+    """Approximate serialised size of every container, computed once bottom-up (linear)."""
+    if isinstance(value, dict):
+        total = 2 + sum(nbytes(str(k)) + 4 + _sizes(v, sizes) for k, v in value.items())
+    elif isinstance(value, list):
+        total = 2 + sum(2 + _sizes(v, sizes) for v in value)
+    elif isinstance(value, str):
+        return nbytes(value) + 2  # escapes ignored: the batch margin absorbs them
+    else:
+        return len(repr(value))
+    sizes[id(value)] = total
+    return total
+
+
+def _identity(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for field in IDENTITY_FIELDS:
+            if isinstance(value.get(field), (str, int)) and not isinstance(value[field], bool):
+                return str(value[field])
+    return None
+
+
+def _batch_title(path: str, items: list[tuple[int, Any]]) -> str:
+    names = [_identity(v) for _, v in items]
+    first, last = items[0][0], items[-1][0]
+    if all(names):
+        label = ", ".join(names) if len(names) <= 3 else f"{names[0]}…{names[-1]}"  # type: ignore[arg-type]
+    else:
+        label = f"[{first}]" if first == last else f"[{first}-{last}]"
+    return f"{path} > {label}" if path != "(root)" else label
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False)
+
+
+def _dump_batch(items: list[tuple[int, Any]]) -> str:
+    """One compact item per line: the size is what `_sizes` predicted, so no re-measuring."""
+    return "[\n" + ",\n".join(_COMPACT.encode(v) for _, v in items) + "\n]"
+
+
+def _walk_json(value: Any, path: str, sizes: dict[int, int]) -> Iterator[Chunk]:
+    size = sizes.get(id(value), 0)
+    if not isinstance(value, (dict, list)) or size <= MAX_CHUNK_BYTES:
+        text = _dump(value) if 2 * size <= MAX_CHUNK_BYTES else _COMPACT.encode(value)
+        yield Chunk(path, text, "code")
+        return
+    if isinstance(value, dict):
+        scalars = {k: v for k, v in value.items() if not isinstance(v, (dict, list))}
+        if scalars:
+            yield Chunk(path, _dump(scalars), "code")
+        for key, child in value.items():
+            if isinstance(child, (dict, list)):
+                child_path = str(key) if path == "(root)" else f"{path} > {key}"
+                yield from _walk_json(child, child_path, sizes)
+        return
+    batch: list[tuple[int, Any]] = []
+    batch_size = 0
+    for index, item in enumerate(value):
+        item_size = sizes.get(id(item)) or nbytes(_COMPACT.encode(item))
+        if item_size > MAX_CHUNK_BYTES:
+            if batch:
+                yield Chunk(_batch_title(path, batch), _dump_batch(batch), "code")
+                batch, batch_size = [], 0
+            name = _identity(item) or f"[{index}]"
+            yield from _walk_json(item, f"{path} > {name}", sizes)
+            continue
+        if batch and batch_size + item_size > BATCH_BYTES:
+            yield Chunk(_batch_title(path, batch), _dump_batch(batch), "code")
+            batch, batch_size = [], 0
+        batch.append((index, item))
+        batch_size += item_size + 2
+    if batch:
+        yield Chunk(_batch_title(path, batch), _dump_batch(batch), "code")
+
+
+def iter_json(text: str) -> Iterator[Chunk]:
+    """JSON: key paths as titles, arrays batched; invalid JSON falls back to plain text."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        yield from iter_plain(text.splitlines(keepends=True))
+        return
+    sizes: dict[int, int] = {}
+    _sizes(value, sizes)
+    yield from _walk_json(value, "(root)", sizes)
+
+
+def chunk_json(text: str) -> list[Chunk]:
+    return list(capped(iter_json(text)))
+
+
+# ---------------------------------------------------------------- dispatch
+
+_LINE_CHUNKERS = {"markdown": iter_markdown, "plain": iter_plain, "code": iter_code}
+
+
+def iter_chunks(lines: Iterable[str], fmt: str) -> Iterator[Chunk]:
+    """Chunks (each capped) of a stream of lines in a line-based format."""
+    if fmt == "json":
+        yield from capped(iter_json("".join(lines)))
+        return
+    if fmt not in _LINE_CHUNKERS:
+        raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    yield from capped(_LINE_CHUNKERS[fmt](lines))
+
+
+def chunk_text(text: str, fmt: str = "markdown") -> list[Chunk]:
+    """Chunks of `text` in format markdown, plain, json or code."""
+    if fmt == "json":
+        return chunk_json(text)
+    return list(iter_chunks(text.splitlines(keepends=True), fmt))

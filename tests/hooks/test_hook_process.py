@@ -1,0 +1,202 @@
+"""Real `ctxmode hook` processes: odd stdin, a host that never closes stdin, concurrency, imports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .hookproc import fast_command, hook_env, run_hook
+
+BASH_NPM = {
+    "session_id": "proc-1",
+    "cwd": "/p",
+    "tool_name": "Bash",
+    "tool_input": {"command": "npm test"},
+}
+
+
+@pytest.fixture(autouse=True)
+def no_user_rules(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"\x00\xff garbage \xfe",
+        b'{"tool_name": "Bash", "tool_input": {"command": "curl',
+        b"\xef\xbb\xbf" + json.dumps(BASH_NPM).encode(),
+        b"[]",
+        b"",
+        json.dumps({**BASH_NPM, "tool_input": "not a dict", "cwd": 5, "session_id": None}).encode(),
+    ],
+)
+def test_odd_input_exits_0_with_a_well_formed_answer(stdin):
+    completed = run_hook("claude-code", "pretooluse", stdin)
+    assert completed.returncode == 0
+    assert completed.stderr == b""
+    if completed.stdout:
+        assert json.loads(completed.stdout)["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+
+
+def test_a_10_mb_tool_response_is_handled():
+    payload = {
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat big"},
+        "tool_response": {"stdout": "y" * 10_000_000},
+    }
+    completed = run_hook("claude-code", "posttooluse", json.dumps(payload).encode())
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, b"", b"")
+
+
+def _spawn_seconds() -> float:
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-I", "-S", "-c", "pass"], check=True)
+    return time.monotonic() - start
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"), [(b"", b"{}"), (b'{"session_id": "x", "tr', b"{}")]
+)
+def test_a_host_that_never_closes_stdin_gets_an_answer_after_the_idle_timeout(written, expected):
+    idle_ms = 400
+    env = hook_env(CTXMODE_HOOK_STDIN_IDLE_MS=str(idle_ms))
+    start = time.monotonic()
+    child = subprocess.Popen(
+        fast_command("claude-code", "stop"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    try:
+        child.stdin.write(written)
+        child.stdin.flush()
+        stdout = child.stdout.read()  # returns when the hook exits; stdin stays open
+        child.wait(timeout=30)
+        elapsed = time.monotonic() - start
+    finally:
+        child.stdin.close()
+        child.stdout.close()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert (child.returncode, stdout) == (0, expected)
+    # Correctness bound, generous: idle timeout + 0.5 s + this machine's interpreter start.
+    assert elapsed < idle_ms / 1000 + 0.5 + 2 * _spawn_seconds()
+
+
+def test_20_concurrent_hooks_of_one_session_show_the_nudge_exactly_once():
+    data = json.dumps({**BASH_NPM, "session_id": "concurrent-session"}).encode()
+    children = [
+        subprocess.Popen(
+            fast_command("claude-code", "pretooluse"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hook_env(),
+        )
+        for _ in range(20)
+    ]
+    for child in children:  # all are running before any gets its payload
+        child.stdin.write(data)
+        child.stdin.close()
+    outputs = []
+    for child in children:
+        outputs.append(child.stdout.read())
+        child.stdout.close()
+        child.stderr.close()
+        assert child.wait(timeout=60) == 0
+    nudges = [out for out in outputs if b"additionalContext" in out]
+    assert len(nudges) == 1
+    assert outputs.count(b"") == 19
+
+
+def imported_modules(command: list[str], stdin: bytes, env: dict[str, str]) -> set[str]:
+    completed = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    lines = completed.stderr.decode().splitlines()
+    names = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    return names - {"imported package"}  # the header line
+
+
+FORBIDDEN = {
+    "mcp",
+    "pydantic",
+    "click",
+    "httpx",
+    "httpx2",
+    "platformdirs",
+    "anyio",
+    "sqlite3",
+    "_sqlite3",
+}
+
+
+def _third_party(modules: set[str]) -> set[str]:
+    stdlib = set(sys.stdlib_module_names)
+    return {
+        m for m in modules if m.split(".")[0] not in stdlib and m.split(".")[0] not in ("ctxmode",)
+    }
+
+
+@pytest.mark.parametrize(
+    ("event", "payload"),
+    [
+        ("pretooluse", BASH_NPM),
+        ("pretooluse", {**BASH_NPM, "tool_input": {"command": "curl https://x"}}),
+        ("pretooluse", {"tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}),
+        ("pretooluse", {"tool_name": "Agent", "tool_input": {"prompt": "x"}}),
+        ("sessionstart", {"source": "startup"}),
+        ("posttooluse", {"tool_name": "mcp__x__y", "tool_response": "z"}),
+    ],
+)
+def test_the_hook_path_imports_no_third_party_module_and_no_sqlite(event, payload):
+    modules = imported_modules(
+        fast_command("claude-code", event), json.dumps(payload).encode(), hook_env()
+    )
+    assert "ctxmode.hooks.runner" in modules
+    assert not modules & FORBIDDEN
+    assert not _third_party(modules)
+    assert "json" not in modules  # the C scanner parses; `import json` would double the cost
+    if event == "pretooluse":
+        assert "re" not in modules
+
+
+def test_the_console_entry_skips_click():
+    modules = imported_modules(
+        [sys.executable, "-m", "ctxmode", "hook", "claude-code", "pretooluse"],
+        json.dumps(BASH_NPM).encode(),
+        hook_env(),
+    )
+    assert "ctxmode.hooks.runner" in modules
+    assert "click" not in modules and "ctxmode.cli" not in modules
+
+
+def test_the_fast_form_runs_from_any_directory(tmp_path):
+    completed = run_hook("qwen-code", "sessionstart", b"{}", cwd=str(tmp_path))
+    assert completed.returncode == 0
+    assert json.loads(completed.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert os.getcwd() != str(tmp_path)
+
+
+def test_redirects_follow_a_real_announced_server():
+    from ctxmode.hooks import mcp_ready
+
+    env = hook_env()
+    env.pop("CTXMODE_MCP_READY")
+    curl = json.dumps({**BASH_NPM, "tool_input": {"command": "curl https://x"}}).encode()
+    assert run_hook("claude-code", "pretooluse", curl, env=env).stdout == b""
+    mcp_ready.announce_server()  # this test process plays the live `ctxmode serve`
+    try:
+        denied = json.loads(run_hook("claude-code", "pretooluse", curl, env=env).stdout)
+        assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    finally:
+        mcp_ready.withdraw_server()
+    assert run_hook("claude-code", "pretooluse", curl, env=env).stdout == b""

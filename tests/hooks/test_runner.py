@@ -1,0 +1,178 @@
+"""The runner answers every input with a well-formed envelope and exit 0 (in-process, many examples)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxmode.hooks.runner import run
+from ctxmode.platforms import claude_code, qwen_code
+
+PLATFORMS = {"claude-code": claude_code, "qwen-code": qwen_code}
+HOST_NAMES = {
+    "pretooluse": "PreToolUse",
+    "posttooluse": "PostToolUse",
+    "sessionstart": "SessionStart",
+    "userpromptsubmit": "UserPromptSubmit",
+}
+FIELDS = (
+    "session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
+    "tool_response", "source", "prompt", "trigger", "agent_id", "agent_type", "workspace_roots",
+    "conversation_id", "sessionId", "stop_hook_active", "last_assistant_message",
+)  # fmt: skip
+TOOL_NAMES = st.sampled_from(
+    ["Bash", "Read", "Grep", "WebFetch", "Agent", "Task", "run_shell_command", "read_file",
+     "mcp__github__x", "mcp__context-mode__ctx_execute", "ctx_batch_execute", "Edit", ""]
+)  # fmt: skip
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+TOOL_INPUTS = st.one_of(
+    ANY_JSON,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            key: ANY_JSON | st.text(max_size=60)
+            for key in (
+                "command",
+                "file_path",
+                "url",
+                "prompt",
+                "language",
+                "code",
+                "commands",
+                "cwd",
+            )
+        },
+    ),
+)
+PAYLOADS = st.fixed_dictionaries(
+    {},
+    optional={**dict.fromkeys(FIELDS, ANY_JSON), "tool_name": TOOL_NAMES | ANY_JSON,
+              "tool_input": TOOL_INPUTS},
+)  # fmt: skip
+EVENTS = st.sampled_from(sorted(claude_code.EVENTS))
+
+
+@pytest.fixture(autouse=True)
+def ready(monkeypatch, tmp_path):
+    monkeypatch.setenv("CTXMODE_MCP_READY", "1")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+
+
+def assert_well_formed(event: str, output) -> None:
+    assert output.exit_code == 0
+    assert output.stderr == ""
+    if event in ("precompact", "stop"):
+        assert output.stdout == "{}"
+        return
+    if not output.stdout:
+        return
+    parsed = json.loads(output.stdout)
+    hso = parsed["hookSpecificOutput"]
+    assert hso["hookEventName"] == HOST_NAMES[event]
+    assert set(hso) <= {
+        "hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
+        "additionalContext", "updatedMCPToolOutput",
+    }  # fmt: skip
+    if "permissionDecision" in hso:
+        assert hso["permissionDecision"] in ("deny", "ask")
+    if "updatedInput" in hso:
+        assert isinstance(hso["updatedInput"], dict)
+
+
+def answer(platform: str, event: str, data: bytes):
+    return run(platform, event, lambda: data)
+
+
+COMMON = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@COMMON
+@given(st.sampled_from(sorted(PLATFORMS)), EVENTS, st.binary(max_size=300))
+def test_random_bytes(platform, event, data):
+    assert_well_formed(event, answer(platform, event, data))
+
+
+@COMMON
+@given(st.sampled_from(sorted(PLATFORMS)), EVENTS, PAYLOADS, st.booleans())
+def test_wrong_types_in_every_field(platform, event, payload, bom):
+    data = json.dumps(payload).encode()
+    assert_well_formed(event, answer(platform, event, (b"\xef\xbb\xbf" if bom else b"") + data))
+
+
+@COMMON
+@given(EVENTS, PAYLOADS, st.integers(min_value=1, max_value=400))
+def test_truncated_json(event, payload, cut):
+    data = json.dumps(payload).encode()
+    assert_well_formed(event, answer("claude-code", event, data[: max(0, len(data) - cut)]))
+
+
+def test_huge_tool_response_in_process():
+    text = "x" * 10_000_000
+    payload = {"tool_name": "mcp__github__dump", "tool_response": [{"type": "text", "text": text}]}
+    output = answer("claude-code", "posttooluse", json.dumps(payload).encode())
+    assert_well_formed("posttooluse", output)
+    replaced = json.loads(output.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert len(replaced[0]["text"]) < 20_000
+    assert "characters cut" in replaced[0]["text"]
+
+
+def test_bash_output_is_never_replaced():
+    payload = {"tool_name": "Bash", "tool_response": "x" * 200_000}
+    assert answer("claude-code", "posttooluse", json.dumps(payload).encode()).stdout == ""
+
+
+def test_cut_output_stays_retrievable(data_root):
+    text = "".join(f"line {i}\n" for i in range(20_000))
+    payload = {"tool_name": "mcp__db__query", "session_id": "s", "tool_response": text}
+    output = answer("claude-code", "posttooluse", json.dumps(payload).encode())
+    replaced = json.loads(output.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert replaced.startswith("line 0\n") and replaced.endswith("line 19999\n")
+    saved = list((data_root / "outputs").rglob("*.txt"))
+    assert len(saved) == 1 and saved[0].read_text() == text
+    assert str(saved[0]) in replaced
+
+
+def test_unknown_platform_and_event_explain_on_stderr():
+    unknown = answer("no-such-host", "pretooluse", b"{}")
+    assert (unknown.exit_code, unknown.stdout) == (0, "")
+    assert unknown.stderr.count("\n") == 1 and "no-such-host" in unknown.stderr
+    event = answer("claude-code", "bogus", b"{}")
+    assert (event.exit_code, event.stdout) == (0, "")
+    assert "bogus" in event.stderr and "pretooluse" in event.stderr
+
+
+def test_a_crash_is_logged_and_answered_with_the_no_op(data_root, monkeypatch):
+    def explode(*_args, **_kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(claude_code, "parse", explode)
+    output = answer("claude-code", "stop", b"{}")
+    assert (output.exit_code, output.stdout) == (0, "{}")
+    log = (data_root / "logs" / "hook-errors.log").read_text()
+    assert "RuntimeError: boom" in log and "claude-code stop" in log
+
+
+def test_malformed_input_is_logged(data_root):
+    answer("claude-code", "pretooluse", b'{"tool_name": ')
+    assert "bad input: malformed JSON" in (data_root / "logs" / "hook-errors.log").read_text()
+
+
+def test_an_unusable_data_root_still_gets_decisions(monkeypatch, tmp_path):
+    monkeypatch.setenv("CTXMODE_DIR", "relative/dir")
+    curl = json.dumps({"tool_name": "Bash", "tool_input": {"command": "curl https://x"}})
+    output = answer("claude-code", "pretooluse", curl.encode())
+    assert json.loads(output.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("")
+    monkeypatch.setenv("CTXMODE_DIR", str(blocked))
+    nudge = json.dumps({"tool_name": "Bash", "tool_input": {"command": "npm test"}})
+    assert_well_formed("pretooluse", answer("claude-code", "pretooluse", nudge.encode()))

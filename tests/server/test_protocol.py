@@ -1,0 +1,82 @@
+"""The MCP surface: tool names, parameters, sizes, and the empty prompt/resource lists."""
+
+import json
+
+from ctxmode.server.tools import TOOLS
+
+REFERENCE_PARAMETERS = {
+    "ctx_execute": {"language", "code", "timeout", "background", "cwd", "intent"},
+    "ctx_execute_file": {"path", "language", "code", "timeout", "intent"},
+    "ctx_index": {"content", "path", "source", "include", "exclude", "maxDepth", "maxFiles",
+                  "extensions", "respectGitignore", "followSymlinks"},
+    "ctx_search": {"queries", "query", "limit", "source", "contentType", "sort"},
+    "ctx_fetch_and_index": {"url", "source", "requests", "concurrency", "force", "ttl"},
+    "ctx_batch_execute": {"commands", "queries", "timeout", "concurrency", "cwd", "query_scope"},
+    "ctx_stats": set(),
+    "ctx_doctor": set(),
+    "ctx_upgrade": set(),
+    "ctx_purge": {"confirm", "sessionId", "scope"},
+    "ctx_insight": set(),
+}
+
+
+def test_every_reference_tool_and_parameter_is_offered(mcp_run):
+    async def scenario(session):
+        return (await session.client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in mcp_run(scenario)}
+    assert set(tools) == set(REFERENCE_PARAMETERS)
+    for name, params in REFERENCE_PARAMETERS.items():
+        assert params <= set(tools[name].input_schema.get("properties", {})), name
+        assert tools[name].annotations is not None
+
+
+def test_tools_list_is_small_and_free_of_strict_client_breakers(mcp_run):
+    async def scenario(session):
+        result = await session.client.list_tools()
+        return result.model_dump_json(by_alias=True, exclude_none=True)
+
+    wire = mcp_run(scenario)
+    assert len(wire.encode()) <= 12_000
+    assert '"const"' not in wire and "additionalProperties" not in wire
+    assert len(json.dumps(TOOLS)) <= 12_000
+
+
+def test_prompts_and_resources_are_empty_lists_on_a_classic_initialize(mcp_run):
+    async def scenario(session):
+        prompts = await session.client.list_prompts()
+        resources = await session.client.list_resources()
+        return prompts.prompts, resources.resources
+
+    assert mcp_run(scenario, mode="legacy") == ([], [])
+
+
+def test_unknown_tool_and_bad_arguments_are_one_line_errors(mcp_run):
+    async def scenario(session):
+        return (
+            await session.call("ctx_nope"),
+            await session.call("ctx_purge", confirm="perhaps"),
+        )
+
+    (unknown, unknown_err), (bad, bad_err) = mcp_run(scenario)
+    assert unknown_err and "Unknown tool" in unknown
+    assert bad_err and "'confirm' must be true or false" in bad and "\n" not in bad
+
+
+def test_doctor_stats_upgrade_insight_answer(mcp_run):
+    async def scenario(session):
+        return [await session.call(name) for name in ("ctx_doctor", "ctx_stats", "ctx_upgrade", "ctx_insight")]
+
+    doctor, stats_reply, upgrade, insight = mcp_run(scenario)
+    assert "[OK] SQLite" in doctor[0] and "FTS5" in doctor[0]
+    assert "This session" in stats_reply[0]
+    assert "pip install" in upgrade[0] or "upgrade" in upgrade[0]
+    assert "Knowledge base:" in insight[0]
+
+
+def test_purge_needs_confirmation(mcp_run):
+    async def scenario(session):
+        return await session.call("ctx_purge", confirm=False)
+
+    text, is_error = mcp_run(scenario)
+    assert "cancelled" in text and not is_error

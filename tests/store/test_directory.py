@@ -1,0 +1,97 @@
+import os
+
+import pytest
+
+from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
+
+
+@pytest.fixture
+def kb(tmp_path):
+    with KnowledgeBase.open(str(tmp_path / "project")) as kb:
+        yield kb
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path / "tree"
+    files = {
+        "README.md": "# Readme\nwelcome aardvark\n",
+        "src/app.py": "def main():\n    return 'badger'\n",
+        "src/deep/a/b/c/d/e/too_deep.md": "# Deep\ncaribou\n",
+        "build/output.md": "# Built\ndingo\n",
+        "logs/run.log": "emu sighted\n",
+        "notes/keep.log": "ferret kept\n",
+        "data/blob.bin": b"\x00\x01\x02binary",
+        ".gitignore": "build/\n*.log\n!keep.log\n",
+    }
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+def labels(kb):
+    return sorted(s.label for s in kb.sources())
+
+
+def test_directory_indexing_honours_gitignore_and_skips_binaries(kb, tree):
+    result = kb.index_directory(str(tree), label_prefix="t")
+    assert labels(kb) == [
+        "t:.gitignore", "t:README.md", "t:notes/keep.log", "t:src/app.py",
+    ]  # fmt: skip
+    assert result.indexed == 4 and result.skipped_binary == 1 and result.failed == 0
+    assert result.chunk_count == sum(r.chunk_count for r in result.results)
+    assert kb.search(["dingo"])[0].hits == []
+    assert kb.search(["ferret"])[0].hits[0].source == "t:notes/keep.log"
+
+
+def test_gitignore_can_be_ignored_and_depth_limited(kb, tree):
+    kb.index_directory(str(tree), label_prefix="t", respect_gitignore=False, max_depth=2)
+    found = labels(kb)
+    assert "t:build/output.md" in found and "t:logs/run.log" in found
+    assert not any("too_deep" in label for label in found)
+    kb.purge()
+    kb.index_directory(str(tree), label_prefix="t", max_depth=10)
+    assert "t:src/deep/a/b/c/d/e/too_deep.md" in labels(kb)
+
+
+def test_include_exclude_and_extensions(kb, tree):
+    kb.index_directory(str(tree), label_prefix="t", extensions=["md"])
+    assert labels(kb) == ["t:README.md"]
+    kb.purge()
+    kb.index_directory(str(tree), label_prefix="t", include=["src/*"], max_depth=10)
+    assert labels(kb) == ["t:src/app.py", "t:src/deep/a/b/c/d/e/too_deep.md"]
+    kb.purge()
+    kb.index_directory(str(tree), label_prefix="t", exclude=["src", "*.md"])
+    assert labels(kb) == ["t:.gitignore", "t:notes/keep.log"]
+
+
+def test_max_files_caps_and_counts_the_rest(kb, tree):
+    seen = []
+    result = kb.index_directory(str(tree), label_prefix="t", max_files=2,
+                                progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert result.indexed == 2 and result.capped == 3  # 5 files pass the filters (one binary)
+    assert seen == [(1, 2), (2, 2)]
+
+
+def test_symlinks_are_not_followed_by_default(kb, tree, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\nplatypus\n")
+    os.symlink(outside, tree / "linked")
+    os.symlink(outside / "secret.md", tree / "secret-link.md")
+    kb.index_directory(str(tree), label_prefix="t")
+    assert not any("secret" in label or "linked" in label for label in labels(kb))
+    kb.index_directory(str(tree), label_prefix="t", follow_symlinks=True)
+    assert "t:linked/secret.md" in labels(kb)
+
+
+def test_default_prefix_is_the_directory_name_and_missing_dirs_are_refused(kb, tree):
+    kb.index_directory(str(tree / "src"), max_depth=0)
+    assert labels(kb) == ["src:app.py"]
+    with pytest.raises(StoreInputError, match="no such directory"):
+        kb.index_directory(str(tree / "nope"))
