@@ -107,11 +107,67 @@ def _v4_fetch_cache(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v5_session_events(conn: sqlite3.Connection) -> None:
+    # Session continuity. `priority`: HIGHER number = MORE important (1 noise .. 5 critical);
+    # the per-session cap evicts the lowest priority, oldest first. `ref` links an
+    # error_resolved event to the error it fixed. Detector state (error -> fix, retry
+    # loops) lives in session_detector because every hook call is a new process.
+    for statement in (
+        """CREATE TABLE session_events (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL DEFAULT '',
+            category TEXT NOT NULL,
+            type TEXT NOT NULL,
+            priority INTEGER NOT NULL DEFAULT 3,
+            data TEXT NOT NULL,
+            data_hash TEXT NOT NULL,
+            ref INTEGER,
+            project_dir TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL
+        )""",
+        "CREATE INDEX session_events_session ON session_events(session_id, id)",
+        "CREATE INDEX session_events_priority ON session_events(session_id, priority, id)",
+        """CREATE TABLE session_meta (
+            session_id TEXT PRIMARY KEY,
+            project_dir TEXT NOT NULL DEFAULT '',
+            platform TEXT NOT NULL DEFAULT '',
+            started_at REAL NOT NULL,
+            last_event_at REAL NOT NULL,
+            event_count INTEGER NOT NULL DEFAULT 0,
+            tool_calls INTEGER NOT NULL DEFAULT 0,
+            compact_count INTEGER NOT NULL DEFAULT 0,
+            snapshot_bytes_injected INTEGER NOT NULL DEFAULT 0,
+            injections INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX session_meta_last ON session_meta(last_event_at)",
+        """CREATE TABLE session_snapshots (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE,
+            snapshot TEXT NOT NULL,
+            byte_count INTEGER NOT NULL,
+            budget INTEGER NOT NULL,
+            event_count INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            consumed_at REAL,
+            consumed_by TEXT
+        )""",
+        """CREATE TABLE session_detector (
+            session_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (session_id, key)
+        ) WITHOUT ROWID""",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[db.Migration] = [
     _v1_meta,
     _v2_tool_calls,
     _v3_knowledge_base,
     _v4_fetch_cache,
+    _v5_session_events,
 ]
 
 

@@ -235,11 +235,22 @@ def test_claude_config_dir_is_honoured(project: Path) -> None:
     assert load_rules(str(project)).sources == [str(path)]
 
 
+def test_user_settings_default_to_home_claude(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    path = write_settings(tmp_path / "home" / ".claude" / "settings.json", deny=["Bash(x:*)"])
+    assert load_rules(str(project)).sources == [str(path)]
+
+
 def test_global_files_replace_the_user_file(project: Path, tmp_path: Path) -> None:
     user_settings(deny=["Bash(sudo:*)"])
     host = write_settings(tmp_path / "host" / "settings.json", deny=["Bash(curl:*)"])
     ruleset = load_rules(str(project), global_files=[str(host)])
     assert [rule.text for rule in ruleset.rules] == ["Bash(curl:*)"]
+    call = evaluate_tool_call("Bash", {"command": "curl x"}, str(project), [str(host)])
+    assert call.action == "deny"
 
 
 def test_malformed_settings_file_is_skipped_and_logged(project: Path, data_root: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxmode.sandbox import runtimes
 from ctxmode.sandbox.runner import FileAccessError, PathOutsideProjectError, run_file
 
 
@@ -90,3 +91,32 @@ def test_missing_file_and_directory_are_clear_errors(project: Path) -> None:
     (project / "adir").mkdir()
     with pytest.raises(FileAccessError, match="not a regular file"):
         run_file("adir", "python", "print(1)", project_root=str(project))
+
+
+COUNT_LINES = {
+    "python": "print(len(FILE_CONTENT.splitlines()), file_path == FILE_CONTENT_PATH)",
+    "javascript": "console.log(FILE_CONTENT.trim().split('\\n').length, file_path === FILE_CONTENT_PATH)",
+    "typescript": "const n: number = FILE_CONTENT.trim().split('\\n').length;\nconsole.log(n, file_path === FILE_CONTENT_PATH)",
+    "shell": 'echo "$(printf "%s\\n" "$FILE_CONTENT" | wc -l | tr -d " ") $([ "$file_path" = "$FILE_CONTENT_PATH" ] && echo True)"',
+    "ruby": "puts \"#{FILE_CONTENT.lines.count} #{file_path == FILE_CONTENT_PATH ? 'True' : 'False'}\"",
+    "perl": 'my @l = split /\\n/, $FILE_CONTENT; print scalar(@l), " ", ($file_path eq $FILE_CONTENT_PATH ? "True" : "False"), "\\n";',
+    "php": 'echo count(explode("\\n", trim($FILE_CONTENT))), " ", ($file_path === $FILE_CONTENT_PATH ? "True" : "False"), "\\n";',
+    "go": 'fmt.Println(len(strings.Split(strings.TrimSpace(FILE_CONTENT), "\\n")), file_path == FILE_CONTENT_PATH)',
+    "rust": 'println!("{} {}", FILE_CONTENT.lines().count(), file_path == FILE_CONTENT_PATH);',
+    "r": 'cat(length(strsplit(FILE_CONTENT, "\\n")[[1]]), file_path == FILE_CONTENT_PATH, "\\n")',
+    "elixir": 'IO.puts("#{length(String.split(String.trim(file_content), "\\n"))} #{file_path == file_content_path}")',
+    "csharp": "Console.WriteLine($\"{FILE_CONTENT.Trim().Split('\\n').Length} {file_path == FILE_CONTENT_PATH}\");",
+}
+
+
+@pytest.mark.parametrize("language", sorted(COUNT_LINES))
+def test_every_language_gets_file_content_and_path(
+    language: str, project: Path, data_file: Path
+) -> None:
+    if runtimes.probe(language) is None:
+        pytest.skip(f"no {language} runtime installed")
+    awkward = data_file.parent / 'it\'s "odd" $HOME #{x} %s.txt'
+    awkward.write_text(data_file.read_text())
+    code = COUNT_LINES[language]
+    with run_file(str(awkward), language, code, project_root=str(project), timeout_ms=110_000) as r:
+        assert r.stdout.text().strip().lower() == "2 true", r.stderr.text()

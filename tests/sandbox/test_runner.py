@@ -83,7 +83,7 @@ def test_stdin_is_closed(project: Path) -> None:
 
 
 def test_timeout_kills_the_whole_process_group(
-    project: Path, pid_is_gone: Callable[[int], bool]
+    project: Path, pid_is_gone: Callable[[int], bool], eventually: Callable[..., bool]
 ) -> None:
     code = "sleep 1000 & echo $!\nsleep 1000 & echo $!\n( sleep 1000 & echo $! ; wait )\nwait\n"
     with run_code("shell", code, cwd=str(project), timeout_ms=1500) as result:
@@ -91,7 +91,7 @@ def test_timeout_kills_the_whole_process_group(
         pids = [int(line) for line in result.stdout.text().split()]
         assert len(pids) == 3
         for pid in pids:
-            assert pid_is_gone(pid), f"grandchild {pid} survived the timeout"
+            assert eventually(lambda: pid_is_gone(pid)), f"grandchild {pid} survived"  # noqa: B023
         assert result.classification == kinds.TIMEOUT_PARTIAL
         assert "timed out after 1500 ms" in result.notes[0]
 
@@ -340,3 +340,21 @@ def test_rust_compile_error_is_reported_with_its_diagnostics(project: Path) -> N
         assert result.classification == kinds.COMPILE_ERROR
         assert result.is_error
         assert any("error" in line for line in result.diagnostics.lines)
+
+
+def test_processes_left_running_by_a_finished_call_are_stopped(
+    project: Path, pid_is_gone: Callable[[int], bool], eventually: Callable[..., bool]
+) -> None:
+    with run_code("shell", "sleep 1000 &\necho $!", cwd=str(project)) as result:
+        assert result.exit_code == 0
+        pid = int(result.stdout.text())
+    assert eventually(lambda: pid_is_gone(pid))  # SIGKILL was sent; death is asynchronous
+
+
+def test_importing_the_sandbox_does_not_import_mcp() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, ctxmode.sandbox; print('mcp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

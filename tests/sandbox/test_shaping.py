@@ -152,11 +152,16 @@ def test_matching_lines_prefers_lines_with_intent_words() -> None:
 
 
 def test_searchable_terms_drop_numbers_and_ids() -> None:
-    assert searchable_terms(["404", "timeout", "a1b2c3d4", "req123456", "gateway", "v2"]) == [
-        "timeout",
-        "a1b2c3d4",
-        "gateway",
-        "v2",
+    terms = ["404", "timeout", "a1b2c3d4", "req123456", "gateway", "v2", "pha"]
+    assert searchable_terms(terms) == ["timeout", "a1b2c3d4", "gateway"]
+
+
+def test_matching_lines_prefer_lines_with_more_intent_words() -> None:
+    snippet = "worker alpha ok\nworker beta ok\nworker beta crashed\nworker gamma ok\n"
+    assert matching_lines(snippet, "worker crashed", limit=1) == ["worker beta crashed"]
+    assert matching_lines(snippet, "worker crashed", limit=2) == [
+        "worker alpha ok",
+        "worker beta crashed",
     ]
 
 
@@ -183,3 +188,21 @@ def test_every_reply_fits_the_budget_and_keeps_the_summary(
         if run.diagnostics.summary:
             assert run.diagnostics.summary in reply.text
     assert reply.is_error == (exit_code != 0)
+
+
+def test_a_failing_store_still_lets_the_output_through(project: Path) -> None:
+    closed = KnowledgeBase.open(str(project))
+    closed.close()  # every write now fails, as a broken database would
+    run = Run(
+        NOISE + "error: the line that matters\n" + NOISE, exit_code=1, classification=kinds.ERROR
+    )
+    reply = shape_output(run, intent="matters", knowledge=StoreKnowledge(closed))
+    assert "full output could not be indexed" in reply.text
+    assert "error: the line that matters" in reply.text
+    assert reply.label is None and reply.is_error
+
+
+def test_binary_output_is_indexed_without_its_nul_bytes(kb: KnowledgeBase) -> None:
+    reply = shape_output(Run("\x00\x01 payload marker\n" * 600), knowledge=StoreKnowledge(kb))
+    assert reply.label is not None
+    assert kb.search(["payload marker"], limit=1, source=reply.label)[0].hits

@@ -21,9 +21,12 @@ FORMATS = ["markdown", "plain", "json", "code"]
 pieces = st.one_of(
     st.text(max_size=300),
     st.sampled_from(["# T\n", "## U\n", "#### V\n", "```py\n", "```\n", "\n\n", "def f():\n"]),
-    st.builds(lambda c, n: c * n, st.sampled_from(["x", "é", "€", "😀", " ", "a b", "\n"]),
-              st.integers(0, 6000)),
-)  # fmt: skip
+    st.builds(
+        lambda c, n: c * n,
+        st.sampled_from(["x", "é", "€", "😀", " ", "a b", "\n"]),
+        st.integers(0, 6000),
+    ),
+)
 documents = st.lists(pieces, max_size=12).map("".join)
 
 
@@ -40,11 +43,16 @@ def test_no_chunk_is_over_4_kb_whatever_the_input(text, fmt):
 
 
 @settings(max_examples=50, deadline=None)
-@given(value=st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=3000),
-    lambda children: st.lists(children, max_size=40) | st.dictionaries(st.text(max_size=20), children, max_size=20),
-    max_leaves=300,
-))  # fmt: skip
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=3000),
+        lambda children: (
+            st.lists(children, max_size=40)
+            | st.dictionaries(st.text(max_size=20), children, max_size=20)
+        ),
+        max_leaves=300,
+    )
+)
 def test_json_chunks_are_capped_for_any_json_value(value):
     for chunk in chunk_json(json.dumps(value)):
         assert nbytes(chunk.content) <= MAX_CHUNK_BYTES
@@ -66,17 +74,35 @@ def test_long_lines_are_cut_at_whitespace_when_there_is_some():
 
 
 def test_markdown_splits_on_headings_with_breadcrumb_titles():
-    text = "intro\n# A\none\n## B\ntwo\n### C\nthree\n#### D\nfour\n## E\nfive\n##### not a heading\n"
+    body = "words of this section " * 30  # over the small-section size: nothing merges
+    text = f"{body}\n# A\n{body}\n## B\n{body}\n### C\n{body}\n#### D\n{body}\n## E\n{body}\n##### x\n"
     chunks = chunk_markdown(text)
-    assert [c.title for c in chunks] == ["Untitled", "A", "A > B", "A > B > C", "A > B > C > D", "A > E"]
-    assert chunks[-1].content == "five\n##### not a heading"
+    assert [c.title for c in chunks] == [
+        "Untitled",
+        "A",
+        "A > B",
+        "A > B > C",
+        "A > B > C > D",
+        "A > E",
+    ]
+    assert chunks[-1].content.endswith("\n##### x")  # H5 is not a split point
+
+
+def test_small_markdown_sections_join_the_next_one():
+    page = "# tar(1)\n## NAME\ntar - an archiving utility\n## SYNOPSIS\ntar [OPTION...]\n"
+    page += "## DESCRIPTION\n" + "GNU tar saves many files together. " * 20 + "\n## OPTIONS\n"
+    page += "-x extract files. " * 40 + "\n"
+    chunks = chunk_markdown(page)
+    assert [c.title for c in chunks] == ["tar(1) > NAME, SYNOPSIS, DESCRIPTION", "tar(1) > OPTIONS"]
+    assert chunks[0].content.startswith("tar - an archiving utility\n\nSYNOPSIS\ntar [OPTION...]")
 
 
 def test_markdown_fenced_code_stays_whole_and_marks_the_chunk_as_code():
     code = "```python\n# not a heading\ndef f():\n\n    return 1\n```"
-    chunks = chunk_markdown(f"# Usage\nCall it:\n\n{code}\n\n# Next\nprose only\n")
-    assert chunks[0] == Chunk("Usage", f"Call it:\n\n{code}", "code")
-    assert chunks[1] == Chunk("Next", "prose only", "prose")
+    prose = "prose only. " * 50
+    chunks = chunk_markdown(f"# Usage\nCall it:\n\n{code}\n\n{prose}\n# Next\n{prose}\n")
+    assert chunks[0] == Chunk("Usage", f"Call it:\n\n{code}\n\n{prose.strip()}", "code")
+    assert chunks[1] == Chunk("Next", prose.strip(), "prose")
 
 
 def test_markdown_oversized_fence_is_split_by_lines_and_keeps_every_line():
@@ -144,7 +170,9 @@ def test_small_json_is_one_chunk_and_invalid_json_falls_back_to_plain_text():
 
 def test_code_splits_on_top_level_definitions_with_their_comments():
     functions = "".join(
-        f"# helper {i}\n@decorated\ndef function_{i}(x):\n" + "    x += 1\n" * 60 + "    return x\n\n"
+        f"# helper {i}\n@decorated\ndef function_{i}(x):\n"
+        + "    x += 1\n" * 60
+        + "    return x\n\n"
         for i in range(4)
     )
     chunks = chunk_code("import os\n\n" + functions)

@@ -41,8 +41,11 @@ def labels(kb):
 def test_directory_indexing_honours_gitignore_and_skips_binaries(kb, tree):
     result = kb.index_directory(str(tree), label_prefix="t")
     assert labels(kb) == [
-        "t:.gitignore", "t:README.md", "t:notes/keep.log", "t:src/app.py",
-    ]  # fmt: skip
+        "t:.gitignore",
+        "t:README.md",
+        "t:notes/keep.log",
+        "t:src/app.py",
+    ]
     assert result.indexed == 4 and result.skipped_binary == 1 and result.failed == 0
     assert result.chunk_count == sum(r.chunk_count for r in result.results)
     assert kb.search(["dingo"])[0].hits == []
@@ -72,8 +75,12 @@ def test_include_exclude_and_extensions(kb, tree):
 
 def test_max_files_caps_and_counts_the_rest(kb, tree):
     seen = []
-    result = kb.index_directory(str(tree), label_prefix="t", max_files=2,
-                                progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    result = kb.index_directory(
+        str(tree),
+        label_prefix="t",
+        max_files=2,
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert result.indexed == 2 and result.capped == 3  # 5 files pass the filters (one binary)
     assert seen == [(1, 2), (2, 2)]
 

@@ -86,7 +86,9 @@ def test_typo_correction_is_reported(kb):
     assert kb.search(["authentication"])[0].corrected_query is None
 
 
-@pytest.mark.parametrize("query", ['foo-bar', "c++", "AND", 'a "lone quote', "NEAR(x y)", "*", "(", "^"])
+@pytest.mark.parametrize(
+    "query", ["foo-bar", "c++", "AND", 'a "lone quote', "NEAR(x y)", "*", "(", "^"]
+)
 def test_raw_user_text_never_breaks_the_query(kb, query):
     kb.index_text("guide", GUIDE + "\nfoo-bar and c++ appear here\n")
     kb.search([query])  # no exception
@@ -136,7 +138,9 @@ def test_hits_carry_source_title_type_and_date(kb):
 def test_source_and_content_type_filters(kb):
     kb.index_text("docs:guide", GUIDE)
     kb.index_text("notes", "# Token notes\ntoken token token\n")
-    assert {h.source for h in kb.search(["token"], limit=10, source="docs")[0].hits} == {"docs:guide"}
+    assert {h.source for h in kb.search(["token"], limit=10, source="docs")[0].hits} == {
+        "docs:guide"
+    }
     hits = kb.search(["connect"], limit=10, content_type="code")[0].hits
     assert hits and all(h.content_type == "code" for h in hits)
     assert kb.search(["token"], source="100%_no")[0].hits == []
@@ -151,7 +155,12 @@ def test_several_queries_in_one_call(kb):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("", "empty"), ("   \n\n", "empty"), ("abc\x00def", "binary"), ("bad \ud800 surrogate", "Unicode")],
+    [
+        ("", "empty"),
+        ("   \n\n", "empty"),
+        ("abc\x00def", "binary"),
+        ("bad \ud800 surrogate", "Unicode"),
+    ],
 )
 def test_bad_text_is_refused_and_changes_nothing(kb, text, message):
     kb.index_text("guide", GUIDE)

@@ -1,9 +1,11 @@
-"""Real subprocesses: concurrent writers, and the memory bound when indexing a 100 MB file."""
+"""Real subprocesses: concurrent writers, and the peak memory of indexing a 100 MB file."""
 
 import json
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 from ctxmode.store.knowledge import KnowledgeBase
 
@@ -31,9 +33,12 @@ def test_four_processes_writing_500_chunks_each_lose_nothing(tmp_path, subproces
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, root, str(n)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=subprocess_env,
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=subprocess_env,
+        )
         for n in range(4)
     ]
     for proc in procs:
@@ -55,19 +60,21 @@ def test_four_processes_writing_500_chunks_each_lose_nothing(tmp_path, subproces
 
 MEASURE = textwrap.dedent(
     """
-    import json, sys, tracemalloc
+    import json, resource, sys
     from ctxmode.store.knowledge import KnowledgeBase
     root, path = sys.argv[1], sys.argv[2]
     with KnowledgeBase.open(root) as kb:
-        tracemalloc.start()
+        # A small page cache, so the peak measures our buffers rather than SQLite's cache.
+        kb.conn.execute("PRAGMA cache_size = -2000")
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         result = kb.index_file(path, "big")
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        print(json.dumps({"peak": peak, "chunks": result.chunk_count, "bytes": result.byte_count}))
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(json.dumps({"growth": after - before, "chunks": result.chunk_count}))
     """
 )
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="uses the resource module")
 def test_a_100_mb_file_is_streamed_not_loaded_whole(tmp_path, subprocess_env):
     path = tmp_path / "big.log"
     block = "".join(
@@ -81,10 +88,14 @@ def test_a_100_mb_file_is_streamed_not_loaded_whole(tmp_path, subprocess_env):
             size += len(block)
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(tmp_path / "project"), str(path)],
-        capture_output=True, text=True, env=subprocess_env, timeout=280,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=subprocess_env,
+        timeout=280,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["chunks"] > 20_000
-    # Holding the text even once would peak above the file size; streaming stays far below.
-    assert report["peak"] < size // 4, report
+    # Holding the text even once would grow the peak RSS past the file size; streaming
+    # (1 MB blocks, 256-chunk batches) stays far below.
+    assert report["growth"] < size // 3, report

@@ -29,15 +29,17 @@ from ctxmode.session.memory.store import MemoryStore
 @click.option(
     "--inject",
     type=click.Choice(INJECT_MODES),
-    default="env",
-    show_default=True,
-    help="How the context reaches the command: $CTX_BLOCK (+ $CTX_BLOCK_FILE), stdin, "
-    "or a trailing --context argument.",
+    help="How the context reaches the command: env ($CTX_BLOCK and $CTX_BLOCK_FILE, the "
+    "default), stdin, or a trailing --context argument.",
 )
 @click.option("--confirm", is_flag=True, help="Run even outside the session's workspace.")
 @click.argument("argv", nargs=-1, required=True, type=click.UNPROCESSED)
 def command(
-    session_name: str | None, task: str | None, inject: str, confirm: bool, argv: tuple[str, ...]
+    session_name: str | None,
+    task: str | None,
+    inject: str | None,
+    confirm: bool,
+    argv: tuple[str, ...],
 ) -> None:
     """Run CMD with the session's context injected, then record its exit code and a digest.
 
@@ -55,14 +57,15 @@ def command(
             audit.record_read(target.name, f"run {command_line}")
         ensure_session(store, target)
         private_networks = config.private_networks
-    if not allowed:
+    # Silence when a configured list leaves the command out on purpose (grep, sed, ...).
+    if not allowed and (inject is not None or not config.allowed_commands):
         click.echo(
             f"ctxmode: {argv[0]} is not in allowed_commands ({config_path()}): "
             "running it without context",
             err=True,
         )
-    result = _run(list(argv), block, inject, target.name)
-    notes = [] if allowed else ["(ran without context: not in allowed_commands)"]
+    result = _run(list(argv), block, inject or "env", target.name)
+    notes: list[str] = []
     if not target.guard(cwd).inside:
         notes.append(f"(ran outside the workspace, in {os.path.realpath(cwd)}, with --confirm)")
     _record(target.name, command_line, result, notes, private_networks)

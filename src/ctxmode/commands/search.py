@@ -33,9 +33,7 @@ def command(
         raise click.ClickException("give a query to search for")
     try:
         with KnowledgeBase.open(project.resolve_project_root(project_dir)) as kb:
-            result = kb.search(
-                [text], limit=limit, source=source, content_type=content_type
-            )[0]
+            result = kb.search([text], limit=limit, source=source, content_type=content_type)[0]
     except (StoreInputError, db.DatabaseError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

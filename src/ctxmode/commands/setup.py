@@ -97,6 +97,15 @@ def write_settings(path: str, settings: dict) -> None:
     os.replace(temporary, path)
 
 
+def precompile() -> None:
+    """Write .pyc files for the package now: a read-only install would otherwise recompile
+    the hook modules on every tool call."""
+    import compileall
+
+    package = os.path.dirname(os.path.abspath(ctxmode.__file__))
+    compileall.compile_dir(package, quiet=1)
+
+
 @click.command("setup")
 @click.argument("platform", type=click.Choice(sorted(REGISTRY)))
 @click.option(
@@ -122,6 +131,7 @@ def command(platform: str, print_only: bool, project_dir: str) -> None:
         for host_event, line in commands.items():
             click.echo(f"{host_event}: {line}")
         return
+    precompile()
     targets = module.config_paths(os.path.abspath(project_dir) if project_dir else "")
     path = targets["project" if project_dir else "user"]
     settings = merge_hooks(read_settings(path), commands, getattr(module, "MATCHERS", {}))

@@ -9,10 +9,12 @@ import click
 @click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
 def command(project_dir: str | None) -> None:
     """Show per-tool calls, bytes returned, indexed and kept out of context."""
-    from ctxmode import project, schema, stats
+    from ctxmode import project, schema, session, stats
 
     conn = schema.open_project_db(project.resolve_project_root(project_dir))
     try:
         click.echo(stats.render_report(stats.totals(conn), "This project, all sessions"))
+        click.echo("")
+        click.echo(session.stats_section(conn, None))
     finally:
         conn.close()

@@ -43,6 +43,9 @@ def on_pre_tool_use(event: HookEvent, host: Host) -> Decision | None:
 
 
 def on_post_tool_use(event: HookEvent, host: Host) -> Decision | None:
+    from ctxmode.session.capture import capture_tool_call, guarded
+
+    guarded(capture_tool_call, event)  # session continuity: never blocks the output shaping
     if not host.can_replace_output:
         return None
     from ctxmode.hooks.posttooluse import shape_output
@@ -52,21 +55,55 @@ def on_post_tool_use(event: HookEvent, host: Host) -> Decision | None:
 
 def on_session_start(event: HookEvent, host: Host) -> Decision | None:
     from ctxmode.hooks.routing_block import routing_block, routing_mode
+    from ctxmode.session.capture import guarded, session_start
 
     block = routing_block(host.prefix, routing_mode())
-    return Decision.add_context(block) if block else None
+    guide = guarded(session_start, event, search_tool=host.prefix + "ctx_search") or ""
+    text = "\n\n".join(part for part in (block, guide) if part)
+    return Decision.add_context(text) if text else None
 
 
 def on_pre_compact(event: HookEvent, host: Host) -> Decision | None:
+    from ctxmode.session.capture import guarded, pre_compact
+
+    guarded(pre_compact, event, search_tool=host.prefix + "ctx_search")
     return None
 
 
 def on_user_prompt_submit(event: HookEvent, host: Host) -> Decision | None:
-    return None
+    from ctxmode.session.capture import capture_prompt, guarded
+
+    can_show = _shows_context(event)
+    guide = guarded(
+        capture_prompt, event, can_show=can_show, search_tool=host.prefix + "ctx_search"
+    )
+    return Decision.add_context(guide) if guide else None
 
 
 def on_stop(event: HookEvent, host: Host) -> Decision | None:
+    from ctxmode.session.capture import capture_stop, guarded
+
+    guarded(capture_stop, event)
     return None
+
+
+def _shows_context(event: HookEvent) -> bool:
+    """Does this host put context returned for this event in front of the model?
+
+    Asked of the platform module itself (render a probe), so no host is named here.
+    """
+    import sys
+
+    from ctxmode.platforms import REGISTRY
+
+    module = sys.modules.get(REGISTRY.get(event.platform, ""))
+    if module is None:
+        return False
+    probe = "ctxmode-context-probe"
+    try:
+        return probe in module.render(event, Decision.add_context(probe)).stdout
+    except Exception:
+        return False
 
 
 HANDLERS = {

@@ -406,10 +406,10 @@ def _read_matches(
     rule: Rule, candidates: list[str], roots: list[str], anchored: bool = False
 ) -> bool:
     """Whether any candidate path matches the rule's glob (anchored variants only for allow)."""
-    compiled = rule._compiled
-    if compiled is None:
-        compiled = rule._compiled = _glob_variants(rule.pattern or "", roots)
-    loose, fixed = compiled  # type: ignore[misc]
+    key = tuple(roots)
+    if rule._compiled is None or rule._compiled[0] != key:  # type: ignore[index]
+        rule._compiled = (key, *_glob_variants(rule.pattern or "", roots))
+    _, loose, fixed = rule._compiled  # type: ignore[misc]
     globs = fixed if anchored else loose + fixed
     return any(_path_glob_match(glob, candidate) for glob in globs for candidate in candidates)
 
@@ -546,14 +546,17 @@ def fail_closed_reason(problem: str) -> str:
     )
 
 
-def evaluate_tool_call(tool: str, tool_input: dict, project_dir: str) -> PolicyVerdict:
-    """The policy verdict for one tool call, loading the rules for `project_dir`.
+def evaluate_tool_call(
+    tool: str, tool_input: dict, project_dir: str, global_files: list[str] | None = None
+) -> PolicyVerdict:
+    """The policy verdict for one tool call, loading the rules for `project_dir` (and
+    `global_files` instead of the Claude user file when given, see `load_rules`).
 
     Fail-open: if the rules cannot be loaded or evaluated the answer is "no opinion" (logged),
     unless CTXMODE_REQUIRE_SECURITY=1, which denies every call (any tool) until it is fixed.
     """
     try:
-        rules = load_rules(project_dir)
+        rules = load_rules(project_dir, global_files)
         if rules.errors and require_security():
             return PolicyVerdict(DENY, reason=fail_closed_reason(rules.errors[0]))
         return evaluate_with_rules(tool, tool_input, rules)

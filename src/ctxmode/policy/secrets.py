@@ -11,18 +11,38 @@ Applying `redact` twice changes nothing (`[FILTERED]` never matches a rule).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable
+from functools import cache
 
 FILTERED = "[FILTERED]"
+
+
+class _Lazy:
+    """A regex compiled on first use: the hook path imports this module but rarely needs all."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+
 _NOT_FILTERED = r"(?!\[FILTERED\])"
 
 # --- tokens recognisable by their prefix ------------------------------------------------
 # `(?<![...])` pins a match to the start of a token-character run: one scan per run.
 _RUN_START = r"(?<![A-Za-z0-9_\-])"
-_PREFIXED_TOKENS = re.compile(
-    _RUN_START + r"(?:"
+_PREFIXED_TOKENS = _Lazy(
+    r"(?=[gsrxAnhe])"  # a first-character guard lets the scanner skip most positions fast
+    + _RUN_START
+    + r"(?:"
     r"gh[pousr]_[A-Za-z0-9]{30,}"  # GitHub classic tokens
     r"|github_pat_[A-Za-z0-9_]{22,}"  # GitHub fine-grained tokens
     r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab
@@ -40,8 +60,8 @@ _PREFIXED_TOKENS = re.compile(
 
 # --- headers ------------------------------------------------------------------------------
 _AUTH_SCHEME = r"(?:bearer|basic|digest|token|bot|apikey|negotiate)[ \t]{1,8}"
-_AUTH_HEADER = re.compile(
-    r"(?i)(?<![A-Za-z0-9_\-])((?:proxy-)?authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
+_AUTH_HEADER = _Lazy(
+    r"(?i)(?=[ap])(?<![A-Za-z0-9_\-])((?:proxy-)?authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
     r"(?:"
     + _AUTH_SCHEME
     + r")?)"
@@ -52,16 +72,18 @@ _AUTH_HEADER = re.compile(
     + r")([^\s\"',;]+)"
 )
 # A bare `Bearer <token>` outside a header (curl -H, logs). The token must look like one.
-_BEARER = re.compile(
-    r"(?i)(?<![A-Za-z0-9_\-])(bearer[ \t]{1,8})" + _NOT_FILTERED + r"([A-Za-z0-9._~+/=\-]{16,})"
+_BEARER = _Lazy(
+    r"(?i)(?=b)(?<![A-Za-z0-9_\-])(bearer[ \t]{1,8})"
+    + _NOT_FILTERED
+    + r"([A-Za-z0-9._~+/=\-]{16,})"
 )
 
 # --- key = value assignments (env, JSON, YAML, TOML, query strings) ----------------------
 # The key must END with one of these words: `GITHUB_TOKEN`, `db_password`, `clientSecret`,
 # `x-api-key`; but not `max_tokens`, `token_count`, `password_reset`, `secrets`.
 _SECRET_WORD = (
-    r"(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key"
-    r"|secret[_\-]?key|private[_\-]?key|client[_\-]?secret|auth[_\-]?key)"
+    r"(?:pass(?:word|wd|phrase)|secret(?:[_\-]?key)?|token"
+    r"|(?:api|access|private|auth)[_\-]?key|client[_\-]?secret)"
 )
 _VALUE = (
     r"(?:\"" + _NOT_FILTERED + r"(?P<dq>[^\"\n]+)\""
@@ -70,39 +92,46 @@ _VALUE = (
 )
 # Bare values that are code or references, not secrets: `token: str`, `password=None`,
 # `password=$DB_PASSWORD`, `token=os.environ[`, `password=args.password`.
-_NOT_A_SECRET = re.compile(
+_NOT_A_SECRET = _Lazy(
     r"(?i)(?:[$%].*|[A-Za-z_][A-Za-z0-9_.]*[(\[].*|(?:str|string|int|bool|bytes|number|any"
     r"|none|null|nil|true|false|undefined)|[A-Za-z0-9_.]*" + _SECRET_WORD + r")"
 )
-_ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?" + _SECRET_WORD + r")"
+# The match starts at the secret word: whatever precedes it in the key (`DB_`, `x-`) is
+# kept as it is, and starting there spares a prefix search at every word.
+_ASSIGNMENT = _Lazy(
+    r"(?i)(?=[pstac])(?P<key>" + _SECRET_WORD + r")"
     r"(?P<sep>[\"']?[ \t]{0,8}:?=[ \t]{0,8}|[\"']?[ \t]{0,8}:[ \t]{0,8})" + _VALUE
 )
 # Command-line flags with a space: `--password hunter2`, `--api-key x` (not `-p`: too ambiguous).
-_FLAG = re.compile(
-    r"(?i)(?<![A-Za-z0-9_\-])(?P<key>--?(?:[A-Za-z0-9]{1,20}-){0,3}" + _SECRET_WORD + r")"
+_FLAG = _Lazy(
+    r"(?i)(?=-)(?<![A-Za-z0-9_\-])(?P<key>--?(?:[A-Za-z0-9]{1,20}-){0,3}" + _SECRET_WORD + r")"
     r"(?P<sep>[ \t]{1,8})(?!-)" + _VALUE
 )
 
 # --- connection strings: keep scheme, user and host, drop the password --------------------
-_URL_PASSWORD = re.compile(
-    r"(?i)(?<![A-Za-z0-9+.\-])([a-z][a-z0-9+.\-]{1,30}://[^\s:/@\"'<>]{0,128}:)"
-    + _NOT_FILTERED
-    + r"([^\s@/\"'<>]+)(@)"
+# Anchored on the literal `://` (fast to find) after a scheme character.
+_URL_PASSWORD = _Lazy(
+    r"(?<=[A-Za-z0-9+.\-])(://[^\s:/@\"'<>]{0,128}:)" + _NOT_FILTERED + r"([^\s@/\"'<>]+)(@)"
 )
 
 # --- PEM private keys ---------------------------------------------------------------------
-_PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
-_PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
-_PEM_BODY_LINE = re.compile(r"[A-Za-z0-9+/=:\- \t\r]*")
+_PEM_BEGIN = _Lazy(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
+_PEM_END = _Lazy(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
+_PEM_BODY_LINE = _Lazy(r"[A-Za-z0-9+/=:\- \t\r]*")
 
 # --- private network addresses (opt-in) ---------------------------------------------------
-_IPV4 = re.compile(
-    r"(?<![0-9.])(?:10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])"
+_IPV4 = _Lazy(
+    r"(?=1)(?<![0-9.])(?:10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])"
 )
-_IPV6_ULA = re.compile(r"(?i)(?<![0-9a-z:])f[cd][0-9a-f]{2}:[0-9a-f:]{1,36}(?:%[A-Za-z0-9]{1,15})?")
-_PRIVATE_V4 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
-_PRIVATE_V6 = ipaddress.ip_network("fc00::/7")
+_IPV6_ULA = _Lazy(r"(?i)(?=f)(?<![0-9a-z:])f[cd][0-9a-f]{2}:[0-9a-f:]{1,36}(?:%[A-Za-z0-9]{1,15})?")
+
+
+@cache
+def _private_networks() -> tuple[list[object], object]:
+    import ipaddress  # only when an address-like string was seen
+
+    v4 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+    return v4, ipaddress.ip_network("fc00::/7")
 
 
 def _token(match: re.Match[str]) -> str:
@@ -129,7 +158,7 @@ def _assignment(match: re.Match[str]) -> str:
         value = match.group(group)
         if value is None:
             continue
-        if value == FILTERED or (group == "bare" and _NOT_A_SECRET.fullmatch(value)):
+        if value == FILTERED or (group == "bare" and _NOT_A_SECRET.compiled.fullmatch(value)):
             return match.group(0)
         start, end = match.start(group) - match.start(), match.end(group) - match.start()
         text = match.group(0)
@@ -142,15 +171,20 @@ def _url_password(match: re.Match[str]) -> str:
 
 
 def _private_ipv4(match: re.Match[str]) -> str:
+    import ipaddress
+
     try:
         address = ipaddress.IPv4Address(match.group(0))
     except ValueError:
         return match.group(0)
-    return FILTERED if any(address in net for net in _PRIVATE_V4) else match.group(0)
+    v4, _v6 = _private_networks()
+    return FILTERED if any(address in net for net in v4) else match.group(0)
 
 
 def _private_ipv6(match: re.Match[str]) -> str:
     # The run may swallow a trailing colon of the sentence ("fd00::1: down").
+    import ipaddress
+
     text = match.group(0)
     candidate = text.split("%", 1)[0]
     for trimmed in (candidate, candidate.rstrip(":")):
@@ -158,7 +192,7 @@ def _private_ipv6(match: re.Match[str]) -> str:
             address = ipaddress.IPv6Address(trimmed)
         except ValueError:
             continue
-        if address not in _PRIVATE_V6:
+        if address not in _private_networks()[1]:
             return text
         kept = candidate[len(trimmed) :] if trimmed != candidate else ""
         return FILTERED + kept
@@ -177,12 +211,12 @@ def _redact_pem(text: str) -> str:
     pos = 0
     end: re.Match[str] | None = None
     no_more_ends = False
-    while (begin := _PEM_BEGIN.search(text, pos)) is not None:
+    while (begin := _PEM_BEGIN.compiled.search(text, pos)) is not None:
         out.append(text[pos : begin.start()])
         if not no_more_ends and (end is None or end.start() < begin.end()):
-            end = _PEM_END.search(text, begin.end())
+            end = _PEM_END.compiled.search(text, begin.end())
             no_more_ends = end is None
-        next_begin = _PEM_BEGIN.search(text, begin.end())
+        next_begin = _PEM_BEGIN.compiled.search(text, begin.end())
         if end is not None and (next_begin is None or end.start() < next_begin.start()):
             pos = end.end()
         else:
@@ -200,23 +234,35 @@ def _end_of_key_body(text: str, pos: int) -> int:
     while True:
         following = text.find("\n", end + 1)
         line = text[end + 1 : len(text) if following < 0 else following]
-        if not line.strip() or not _PEM_BODY_LINE.fullmatch(line):
+        if not line.strip() or not _PEM_BODY_LINE.compiled.fullmatch(line):
             return end
         end = len(text) if following < 0 else following
         if following < 0:
             return end
 
 
-_Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+# (pattern, replacement, substrings of the lowercased text without which it cannot match)
+_Rule = tuple[_Lazy, Callable[[re.Match[str]], str], tuple[str, ...]]
+_SECRET_TRIGGERS = ("pass", "secret", "token", "key")
 _RULES: tuple[_Rule, ...] = (
-    (_URL_PASSWORD, _url_password),
-    (_AUTH_HEADER, _keep_prefix),
-    (_BEARER, _bearer),
-    (_PREFIXED_TOKENS, _token),
-    (_ASSIGNMENT, _assignment),
-    (_FLAG, _assignment),
+    (_URL_PASSWORD, _url_password, ("://",)),
+    (_AUTH_HEADER, _keep_prefix, ("authorization",)),
+    (_BEARER, _bearer, ("bearer",)),
+    (
+        _PREFIXED_TOKENS,
+        _token,
+        (
+            *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "k_live_"),
+            *("k_test_", "xox", "xapp-", "akia", "asia", "aiza", "npm_", "hf_", "eyj"),
+        ),
+    ),
+    (_ASSIGNMENT, _assignment, _SECRET_TRIGGERS),
+    (_FLAG, _assignment, _SECRET_TRIGGERS),
 )
-_NETWORK_RULES: tuple[_Rule, ...] = ((_IPV4, _private_ipv4), (_IPV6_ULA, _private_ipv6))
+_NETWORK_RULES: tuple[_Rule, ...] = (
+    (_IPV4, _private_ipv4, ("10.", "172.", "192.")),
+    (_IPV6_ULA, _private_ipv6, ("fc", "fd")),
+)
 
 
 _MAX_PASSES = 4
@@ -243,6 +289,9 @@ def redact(text: str, *, private_networks: bool = False) -> str:
 
 def _one_pass(text: str, rules: tuple[_Rule, ...]) -> str:
     text = _redact_pem(text)
-    for pattern, replace in rules:
-        text = pattern.sub(replace, text)
+    lowered = text.lower()
+    for pattern, replace, triggers in rules:
+        if any(trigger in lowered for trigger in triggers):
+            text = pattern.compiled.sub(replace, text)
+            lowered = text.lower()
     return text

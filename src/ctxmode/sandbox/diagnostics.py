@@ -68,14 +68,6 @@ def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def is_summary_line(line: str) -> bool:
-    return bool(_SUMMARY.search(line))
-
-
-def is_diagnostic_line(line: str) -> bool:
-    return bool(_DIAGNOSTIC.search(line))
-
-
 class DiagnosticCollector:
     """Collects diagnostic lines and the last summary line from text fed in pieces."""
 

@@ -62,28 +62,14 @@ class Spool:
         if pending:
             yield pending
 
-    def iter_text(self, chunk_bytes: int = READ_CHUNK, start: int = 0) -> Iterator[str]:
-        """The text from byte `start`, decoded as UTF-8 in pieces ending at line ends.
-
-        Pieces hold whole lines unless a single line is longer than `chunk_bytes`.
-        """
+    def iter_text(self, chunk_bytes: int = READ_CHUNK) -> Iterator[str]:
+        """The text, decoded as UTF-8 in pieces ending at line ends (as `iter_lines_bytes`)."""
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        offset, pending = start, ""
-        while True:
-            data = self.read_bytes(offset, chunk_bytes)
-            if not data:
-                break
-            offset += len(data)
-            text = pending + decoder.decode(data)
-            cut = text.rfind("\n") + 1
-            if cut == 0 and len(text) < chunk_bytes:
-                pending = text
-                continue
-            if cut == 0:
-                cut = len(text)
-            pending = text[cut:]
-            yield text[:cut]
-        rest = pending + decoder.decode(b"", final=True)
+        for piece in self.iter_lines_bytes(chunk_bytes):
+            text = decoder.decode(piece)
+            if text:
+                yield text
+        rest = decoder.decode(b"", final=True)
         if rest:
             yield rest
 

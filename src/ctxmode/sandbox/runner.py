@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import select
 import shutil
@@ -28,6 +29,7 @@ from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
 from ctxmode.sandbox.environment import build_env
 from ctxmode.sandbox.output import Spool, StreamOutput, empty_stream, summarize_spool
 from ctxmode.sandbox.runtimes import (
+    Program,
     RuntimeMissingError,
     check_language,
     resolve,
@@ -179,7 +181,9 @@ class _ProcessEnd:
     timed_out: bool = False
     backgrounded: bool = False
     output_capped: bool = False
-    process: subprocess.Popen[bytes] | None = None
+    process: subprocess.Popen[bytes] | None = None  # set when backgrounded
+    compile_failed: bool = False
+    start_error: str | None = None
 
 
 def kill_group(process: subprocess.Popen[bytes], grace_s: float = KILL_GRACE_S) -> None:
@@ -232,6 +236,11 @@ def _run_process(
                 return _ProcessEnd(process.returncode, output_capped=True)
 
 
+def _kill_leftovers(group_id: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group_id, signal.SIGKILL)
+
+
 class _ExitWatch:
     """Waits for a child's exit: woken by a pidfd where Linux has them, else by polling."""
 
@@ -242,15 +251,25 @@ class _ExitWatch:
             self.pidfd = os.pidfd_open(process.pid)
 
     def wait(self, timeout_s: float) -> int | None:
-        """The exit code, or None if still running after `timeout_s`."""
+        """The exit code, or None if still running after `timeout_s`.
+
+        When the leader exits, what it left running in its group is killed: a call's
+        processes end with the call unless it is backgrounded. With a pidfd this
+        happens while the leader is still unreaped, so the group id cannot be reused.
+        """
         timeout_s = max(timeout_s, 0.0)
         if self.pidfd is None:
             try:
-                return self.process.wait(timeout=timeout_s)
+                code = self.process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 return None
-        select.select([self.pidfd], [], [], timeout_s)
-        return self.process.poll()
+            _kill_leftovers(self.process.pid)
+            return code
+        readable, _, _ = select.select([self.pidfd], [], [], timeout_s)
+        if not readable:
+            return None
+        _kill_leftovers(self.process.pid)
+        return self.process.wait()
 
     def __enter__(self) -> _ExitWatch:
         return self
@@ -350,46 +369,57 @@ def run_code(
     if not os.path.isdir(cwd):
         return _failed_start(language, f"working directory not found: {cwd}", started, timeout)
     work_dir = _make_work_dir()
-    spool_dir = work_dir if background else tmp_root()
+    spool_dir = work_dir if background else tmp_root()  # a background run's logs stay readable
     stdout = Spool(spool_dir, "stdout.log" if background else None)
     stderr = None if merge_stderr else Spool(spool_dir, "stderr.log" if background else None)
     end = _ProcessEnd(None)
-    compile_failed, start_error = False, None
     try:
         program = write_program(runtime, code, work_dir, cwd=cwd, file_path=file_path)
         env = _child_env(work_dir, program.env_prepend, extra_env)
         if file_path:
             env.setdefault("FILE_CONTENT_PATH", file_path)
-        deadline = None if background else started + timeout / 1000
-        for step in program.build:  # compiled languages: build in the work dir first
-            end = _run_process(
-                step, cwd=work_dir, env=env, stdout=stdout, stderr=stderr, deadline=deadline
-            )
-            compile_failed = end.exit_code != 0 and not end.timed_out
-            if end.exit_code != 0:
-                break
-        else:
-            wait_ms = timeout_ms if timeout_ms and timeout_ms > 0 else BACKGROUND_WAIT_MS
-            detach_at = started + wait_ms / 1000 if background else None
-            end = _run_process(
-                program.run,
-                cwd=cwd,
-                env=env,
-                stdout=stdout,
-                stderr=stderr,
-                deadline=deadline,
-                detach_at=detach_at,
-            )
+        deadline = started + timeout / 1000
+        wait_ms = timeout_ms if timeout_ms and timeout_ms > 0 else BACKGROUND_WAIT_MS
+        detach_at = started + wait_ms / 1000 if background else None
+        end = _build_and_run(program, cwd, work_dir, env, stdout, stderr, deadline, detach_at)
     except OSError as exc:
-        start_error = f"could not start {language} ({runtime}): {exc}"
+        end = _ProcessEnd(None, start_error=f"could not start {language} ({runtime}): {exc}")
+    except BaseException:
+        for spool in (stdout, stderr):
+            if spool is not None:
+                spool.close()
+        raise
     finally:
         if end.backgrounded and end.process is not None:
             _watch_background(end.process, work_dir)
         else:
             shutil.rmtree(work_dir, ignore_errors=True)
-    return _finish(
-        language, stdout, stderr, end, compile_failed, start_error, started, timeout, work_dir
-    )
+    return _finish(language, stdout, stderr, end, started, timeout, work_dir)
+
+
+def _build_and_run(
+    program: Program,
+    cwd: str,
+    work_dir: str,
+    env: Mapping[str, str],
+    stdout: Spool,
+    stderr: Spool | None,
+    deadline: float,
+    detach_at: float | None,
+) -> _ProcessEnd:
+    """Build steps run in the work dir under the deadline; the program runs in `cwd`.
+
+    With `detach_at` (background mode) the program has no deadline: it is left
+    running at `detach_at`.
+    """
+    run = functools.partial(_run_process, env=env, stdout=stdout, stderr=stderr)
+    for step in program.build:
+        end = run(step, cwd=work_dir, deadline=deadline)
+        if end.exit_code != 0:
+            end.compile_failed = not (end.timed_out or end.output_capped)
+            return end
+    program_deadline = None if detach_at is not None else deadline
+    return run(program.run, cwd=cwd, deadline=program_deadline, detach_at=detach_at)
 
 
 def _finish(
@@ -397,8 +427,6 @@ def _finish(
     stdout: Spool,
     stderr: Spool | None,
     end: _ProcessEnd,
-    compile_failed: bool,
-    start_error: str | None,
     started: float,
     timeout_ms: int,
     work_dir: str,
@@ -414,10 +442,9 @@ def _finish(
         timed_out=end.timed_out,
         backgrounded=end.backgrounded,
         output_capped=end.output_capped,
-        compile_failed=compile_failed,
-        start_error=start_error,
+        compile_failed=end.compile_failed,
+        start_error=end.start_error,
     )
-    notes = _notes(end, compile_failed, elapsed_ms, timeout_ms, work_dir)
     return ExecResult(
         language=language,
         exit_code=end.exit_code,
@@ -429,16 +456,14 @@ def _finish(
         timeout_ms=timeout_ms,
         timed_out=end.timed_out,
         backgrounded=end.backgrounded,
-        notes=notes,
-        error=start_error,
+        notes=_notes(end, elapsed_ms, timeout_ms, work_dir),
+        error=end.start_error,
         pid=end.process.pid if end.backgrounded and end.process else None,
         log_dir=work_dir if end.backgrounded else None,
     )
 
 
-def _notes(
-    end: _ProcessEnd, compile_failed: bool, elapsed_ms: int, timeout_ms: int, work_dir: str
-) -> list[str]:
+def _notes(end: _ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str) -> list[str]:
     if end.timed_out:
         return [f"timed out after {timeout_ms} ms — process group killed, partial output kept"]
     if end.backgrounded and end.process is not None:
@@ -449,7 +474,7 @@ def _notes(
     if end.output_capped:
         mb = OUTPUT_CAP_BYTES // (1024 * 1024)
         return [f"output capped at {mb} MB — process group killed"]
-    if compile_failed:
+    if end.compile_failed:
         return [f"compilation failed (exit {end.exit_code})"]
     if end.exit_code is not None and end.exit_code < 0:
         return [f"killed by signal {signal.Signals(-end.exit_code).name}"]

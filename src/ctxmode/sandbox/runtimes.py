@@ -299,6 +299,34 @@ def _comment_shebang(code: str, marker: str) -> str:
     return marker + code if code.startswith("#!") else code
 
 
+# Standard packages a Go snippet may use without importing them (goimports, in small).
+_GO_PACKAGES = {
+    "strings": "strings", "strconv": "strconv", "math": "math", "sort": "sort",
+    "time": "time", "bufio": "bufio", "regexp": "regexp", "filepath": "path/filepath",
+    "io": "io", "bytes": "bytes", "errors": "errors", "json": "encoding/json",
+    "exec": "os/exec", "http": "net/http", "sync": "sync", "rand": "math/rand",
+    "unicode": "unicode", "utf8": "unicode/utf8", "slices": "slices", "maps": "maps",
+}  # fmt: skip
+_GO_IMPORT = re.compile(r'^\s*import\s*(?:\(([^)]*)\)|("[^"]+"))\s*$', re.MULTILINE)
+
+
+def _wrap_go(code: str, prelude: str) -> str:
+    """A body of statements made into `package main` with the imports it needs."""
+    imported: set[str] = set()
+    for block, single in _GO_IMPORT.findall(code):
+        imported.update(re.findall(r'"([^"]+)"', block or single))
+    body = _GO_IMPORT.sub("", code)  # imports written in the body move to the top
+    imported.update({"fmt", "os"})
+    for name, path in _GO_PACKAGES.items():
+        if re.search(rf"\b{name}\.", body) and path not in imported:
+            imported.add(path)
+    imports = "\n".join(f'"{path}"' for path in sorted(imported))
+    return (
+        f"package main\nimport (\n{imports}\n)\nvar _ = fmt.Sprint\nvar _ = os.Exit\n"
+        f"func main() {{\n{prelude}\n{body}\n}}\n"
+    )
+
+
 def prepare_source(language: str, code: str, *, file_path: str | None = None) -> str:
     """The file text to run: `code` plus what the language needs (never reformatted).
 
@@ -314,10 +342,7 @@ def prepare_source(language: str, code: str, *, file_path: str | None = None) ->
     if language == "go":
         if re.search(r"^\s*package\s+\w+", code, re.MULTILINE):
             return code
-        return (
-            'package main\nimport (\n"fmt"\n"os"\n)\nvar _ = fmt.Sprint\nvar _ = os.Exit\n'
-            f"func main() {{\n{prelude}\n{code}\n}}\n"
-        )
+        return _wrap_go(code, prelude)
     if language == "rust":
         if not re.search(r"\bfn\s+main\s*\(", code):
             code = f"fn main() {{\n{code}\n}}\n"

@@ -145,6 +145,8 @@ def _kb(n: int) -> str:
 def _exit_text(run: RunOutput) -> str:
     if run.classification == kinds.BACKGROUNDED:
         return "still running"
+    if run.classification in (kinds.TIMEOUT, kinds.TIMEOUT_PARTIAL):
+        return f"timed out after {run.timeout_ms} ms"
     if run.exit_code is None:
         return "no exit code"
     return f"exit {run.exit_code}"
@@ -172,8 +174,13 @@ def shape_output(
     if total <= INLINE_LIMIT and run.stdout.complete and run.stderr.complete:
         return ShapedReply(_inline(run), is_error=is_error)
     label = label or unique_label(f"exec:{run.language}")
-    chunks = knowledge.index(label, indexable_text(run)) if knowledge is not None else 0
-    hint = search_hint.format(label=label) if knowledge is not None else ""
+    chunks, problem = 0, ""
+    if knowledge is not None:
+        try:
+            chunks = knowledge.index(label, indexable_text(run))
+        except Exception as exc:  # a store failure must not cost the model the output
+            knowledge, problem = None, f"full output could not be indexed: {exc}"
+    hint = search_hint.format(label=label) if knowledge is not None else problem
     if intent and intent.strip() and knowledge is not None:
         text = _intent_reply(run, intent.strip(), label, chunks, knowledge, hint)
     else:
@@ -213,7 +220,7 @@ def indexable_text(run: RunOutput) -> str:
     text = _bounded(run.stdout)
     if run.stderr.byte_count:
         text += "\n--- stderr ---\n" + _bounded(run.stderr)
-    return text
+    return text.replace("\x00", "")  # binary noise would make the store refuse it all
 
 
 def _bounded(stream: StreamOutput) -> str:
@@ -293,23 +300,33 @@ def _related(a: str, b: str) -> bool:
 
 
 def matching_lines(snippet: str, intent: str, limit: int = MAX_LINES_PER_PASSAGE) -> list[str]:
-    """The lines of `snippet` that contain a word of `intent` (else its first non-blank line)."""
+    """The lines of `snippet` matching the most words of `intent`, in their order.
+
+    A snippet without any matching line gives its first non-blank line.
+    """
     wanted = {word.lower() for word in _WORD.findall(intent)}
     lines = [line for line in snippet.splitlines() if line.strip()]
-    hits = [
-        line
-        for line in lines
-        if any(_related(w, word.lower()) for word in _WORD.findall(line) for w in wanted)
-    ]
-    chosen = hits[:limit] or lines[:1]
-    return [clip_line(line.strip(), 200) for line in chosen]
+
+    def score(line: str) -> int:
+        words = {word.lower() for word in _WORD.findall(line)}
+        return sum(1 for w in wanted if any(_related(w, word) for word in words))
+
+    scored = [(score(line), index) for index, line in enumerate(lines)]
+    best = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], item[1]))
+    chosen = sorted(index for _, index in best[:limit])
+    picked = [lines[index] for index in chosen] or lines[:1]
+    return [clip_line(line.strip(), 200) for line in picked]
 
 
 def searchable_terms(terms: Iterable[str], limit: int = TERMS_LIMIT) -> list[str]:
     """Words worth searching for: no numbers, ids or hashes."""
     kept = []
     for term in terms:
-        if re.fullmatch(r"[^\W\d_][\w.-]*", term) and not re.search(r"\d{3,}", term):
+        if (
+            len(term) >= 4
+            and re.fullmatch(r"[^\W\d_][\w.-]*", term)
+            and not re.search(r"\d{3,}", term)
+        ):
             kept.append(term)
         if len(kept) == limit:
             break

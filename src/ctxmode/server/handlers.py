@@ -234,6 +234,61 @@ def _check_read_allowed(state: ServerState, path: str) -> None:
         raise a.ArgumentError(f"reading {path} is denied by {verdict.rule}")
 
 
+# --- ctx_fetch_and_index ----------------------------------------------------------------
+
+SINGLE_PREVIEW_CHARS = 3_072
+BATCH_PREVIEW_CHARS = 384
+
+
+def handle_fetch(state: ServerState, args: dict) -> Reply:
+    from ctxmode.fetch import fetch_and_index
+
+    requests = a.as_requests(args)
+    concurrency = a.as_int(args, "concurrency", 1, minimum=1, maximum=8)
+    force = a.as_bool(args, "force", False)
+    ttl = a.as_int(args, "ttl", None, minimum=0)
+    with state.knowledge() as kb:
+        outcomes = fetch_and_index(kb, requests, ttl_ms=ttl, force=force, concurrency=concurrency)
+    fetched = sum(o.byte_count for o in outcomes if o.status == "new")
+    if len(outcomes) == 1:
+        text = _describe_fetch(outcomes[0], SINGLE_PREVIEW_CHARS)
+    else:
+        counts = {status: sum(o.status == status for o in outcomes) for status in ("new", "cache", "error")}
+        head = (
+            f"Fetched {len(outcomes)} URLs: {counts['new']} new, {counts['cache']} cached, "
+            f"{counts['error']} failed."
+        )
+        text = "\n\n".join([head, *(_describe_fetch(o, BATCH_PREVIEW_CHARS) for o in outcomes)])
+    return Reply(
+        text + "\n\nSearch with ctx_search(queries=[...], source=<label>).",
+        is_error=all(o.status == "error" for o in outcomes),
+        bytes_processed=fetched,
+        bytes_indexed=fetched,
+        cache_hit=any(o.status == "cache" for o in outcomes),
+    )
+
+
+def _describe_fetch(outcome, preview_chars: int) -> str:
+    if outcome.status == "error":
+        return f"[error] {outcome.url}: {outcome.error}"
+    if outcome.status == "cache":
+        age = f"{outcome.age_s / 3600:.1f} h ago" if outcome.age_s is not None else "earlier"
+        return (
+            f"[cache] '{outcome.label}': {outcome.chunk_count} sections, fetched {age} "
+            "(force=true to refetch)."
+        )
+    title = f" \"{outcome.title}\"" if outcome.title else ""
+    lines = [
+        f"[new] '{outcome.label}'{title}: {outcome.chunk_count} sections, "
+        f"{outcome.byte_count / 1024:.1f} KB indexed."
+    ]
+    preview = (outcome.preview or "").strip()
+    if preview:
+        cut = preview[:preview_chars]
+        lines.append(cut + ("…" if len(preview) > preview_chars else ""))
+    return "\n".join(lines)
+
+
 # --- ctx_stats / ctx_doctor / ctx_upgrade / ctx_purge / ctx_insight ----------------------
 
 
@@ -334,6 +389,7 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
 HANDLERS: dict[str, Callable[[ServerState, dict], Reply]] = {
     "ctx_search": handle_search,
     "ctx_index": handle_index,
+    "ctx_fetch_and_index": handle_fetch,
     "ctx_stats": handle_stats,
     "ctx_doctor": handle_doctor,
     "ctx_upgrade": handle_upgrade,

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 MAX_CHUNK_BYTES = 4096
+SMALL_SECTION_BYTES = 300  # markdown sections smaller than this join the next one
+MERGED_TITLE_NAMES = 4
 PLAIN_TARGET_BYTES = 2048  # small paragraphs are packed together up to this size
 CODE_MERGE_BYTES = 1024  # tiny definitions (constants, imports) share a chunk
 WINDOW_LINES = 40
@@ -202,8 +204,59 @@ def iter_markdown(lines: Iterable[str]) -> Iterator[Chunk]:
     yield from packer.flush()
 
 
+_PART_SUFFIX = re.compile(r" \(\d+\)$")
+
+
+def merged_title(titles: list[str]) -> str:
+    """Breadcrumbs of merged sections: the shared path once, then each section's rest.
+
+    ["t(1) > NAME", "t(1) > SYNOPSIS"] -> "t(1) > NAME, SYNOPSIS";
+    ["A > B", "A > B > C"] -> "A > B > C".
+    """
+    paths = [t.split(" > ") for t in titles if t != "Untitled"] or [["Untitled"]]
+    shared = 0
+    while all(len(p) > shared for p in paths) and len({p[shared] for p in paths}) == 1:
+        shared += 1
+    shared = min(shared, max(len(p) for p in paths) - 1)  # keep at least one name
+    rests = [" > ".join(p[shared:]) for p in paths]
+    rests = [r for r in dict.fromkeys(rests) if r]
+    if len(rests) > MERGED_TITLE_NAMES:
+        rests = [*rests[:MERGED_TITLE_NAMES], "…"]
+    head = " > ".join(paths[0][:shared])
+    return " > ".join(x for x in (head, ", ".join(rests)) if x)
+
+
+def merge_small_sections(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+    """A tiny section (a man page's NAME line) joins the next section when both fit in one
+    chunk: alone it has too little text to rank, or to show as a useful snippet."""
+    held: Chunk | None = None
+    titles: list[str] = []
+    for chunk in chunks:
+        if held is not None:
+            name = chunk.title.rsplit(" > ", 1)[-1]
+            joined = f"{held.content}\n\n{name}\n{chunk.content}"
+            if _PART_SUFFIX.search(chunk.title) is None and nbytes(joined) <= MAX_CHUNK_BYTES:
+                kind: Kind = "code" if "code" in (held.kind, chunk.kind) else "prose"
+                held = Chunk(held.title, joined, kind)
+                titles.append(chunk.title)
+            else:
+                yield Chunk(merged_title(titles), held.content, held.kind)
+                held = None
+        if held is None:
+            held, titles = chunk, [chunk.title]
+        if nbytes(held.content) >= SMALL_SECTION_BYTES:
+            yield Chunk(merged_title(titles), held.content, held.kind)
+            held = None
+    if held is not None:
+        yield Chunk(merged_title(titles), held.content, held.kind)
+
+
+def iter_markdown_merged(lines: Iterable[str]) -> Iterator[Chunk]:
+    return merge_small_sections(iter_markdown(lines))
+
+
 def chunk_markdown(text: str) -> list[Chunk]:
-    return list(capped(iter_markdown(text.splitlines(keepends=True))))
+    return list(capped(iter_markdown_merged(text.splitlines(keepends=True))))
 
 
 # ---------------------------------------------------------------- plain text
@@ -429,7 +482,7 @@ def chunk_json(text: str) -> list[Chunk]:
 
 # ---------------------------------------------------------------- dispatch
 
-_LINE_CHUNKERS = {"markdown": iter_markdown, "plain": iter_plain, "code": iter_code}
+_LINE_CHUNKERS = {"markdown": iter_markdown_merged, "plain": iter_plain, "code": iter_code}
 
 
 def iter_chunks(lines: Iterable[str], fmt: str) -> Iterator[Chunk]:

@@ -28,6 +28,7 @@ from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
 from ctxmode.store.walk import WalkOptions, walk_files
 
 BATCH_CHUNKS = 256
+MAX_SOURCE_VOCABULARY = 200_000
 READ_BLOCK = 1 << 20
 MAX_PENDING_LINE = 1 << 20  # a "line" longer than this is handed on in pieces
 SNIFF_BYTES = 8192
@@ -37,10 +38,12 @@ LAST_USED_RESOLUTION_S = 60.0
 MARKDOWN_EXT = frozenset({".md", ".markdown", ".mdx", ".mdown", ".rst", ".adoc"})
 JSON_EXT = frozenset({".json", ".jsonc", ".geojson", ".ipynb"})
 CODE_EXT = frozenset(
-    """.py .pyi .js .mjs .cjs .jsx .ts .tsx .go .rs .java .kt .kts .scala .c .h .cc .cpp .cxx
+    str.split(
+        """.py .pyi .js .mjs .cjs .jsx .ts .tsx .go .rs .java .kt .kts .scala .c .h .cc .cpp .cxx
     .hpp .hh .cs .rb .php .swift .m .mm .sh .bash .zsh .fish .ps1 .lua .sql .r .pl .pm .ex .exs
     .erl .hs .ml .mli .clj .dart .vue .svelte .css .scss .less .html .htm .xml .toml .yaml .yml
-    .ini .cfg .gradle .tf .proto .graphql .zig .nim .jl""".split()
+    .ini .cfg .gradle .tf .proto .graphql .zig .nim .jl"""
+    )
 )
 
 
@@ -231,7 +234,9 @@ class KnowledgeBase:
         chunks = iter_chunks(text.splitlines(keepends=True), fmt)
         return self._replace_source(label, chunks, meta, lambda: (digest, None, None))
 
-    def index_file(self, path: str, label: str | None = None, *, fmt: str | None = None) -> IndexResult:
+    def index_file(
+        self, path: str, label: str | None = None, *, fmt: str | None = None
+    ) -> IndexResult:
         """Index a UTF-8 file (format from its extension), streaming it block by block."""
         real = os.path.realpath(path)
         if not os.path.exists(real):
@@ -308,10 +313,11 @@ class KnowledgeBase:
     def _insert_chunks(self, source_id: int, chunks: Iterable[Chunk]) -> tuple[int, int, int, str]:
         """Insert the chunks; counts, bytes, and the source's vocabulary as a JSON array."""
         count = code = size = 0
-        tokens: set[str] = set()
+        vocab: set[str] = set()
         iterator = iter(chunks)
         while batch := list(islice(iterator, BATCH_CHUNKS)):
             rows = []
+            tokens: set[str] = set()
             for chunk in batch:
                 chunk_tokens = set(terms.WORD.findall(chunk.content))
                 chunk_tokens.update(terms.WORD.findall(chunk.title))
@@ -327,7 +333,9 @@ class KnowledgeBase:
                 "VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
-        return count, code, size, json.dumps(sorted(terms.vocabulary_of_tokens(tokens)))
+            if len(vocab) < MAX_SOURCE_VOCABULARY:  # bounded: a huge log stays cheap to hold
+                vocab |= terms.vocabulary_of_tokens(tokens)
+        return count, code, size, json.dumps(sorted(vocab))
 
     def index_directory(
         self,
@@ -349,9 +357,13 @@ class KnowledgeBase:
             raise StoreInputError(f"no such directory: {path}")
         exts = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions or ())
         options = WalkOptions(
-            tuple(include or ()), tuple(exclude or ()), exts, max_depth,
-            respect_gitignore, follow_symlinks,
-        )  # fmt: skip
+            tuple(include or ()),
+            tuple(exclude or ()),
+            exts,
+            max_depth,
+            respect_gitignore,
+            follow_symlinks,
+        )
         prefix = label_prefix or os.path.basename(real.rstrip(os.sep)) or real
         result = DirectoryIndexResult(prefix)
         files = list(islice(walk_files(real, options), max_files + 1))
@@ -364,7 +376,9 @@ class KnowledgeBase:
                 progress(done, len(files))
         return result
 
-    def _index_one(self, abspath: str, relpath: str, prefix: str, out: DirectoryIndexResult) -> None:
+    def _index_one(
+        self, abspath: str, relpath: str, prefix: str, out: DirectoryIndexResult
+    ) -> None:
         try:
             if _sniff_binary(abspath):
                 out.skipped_binary += 1
@@ -454,9 +468,10 @@ class KnowledgeBase:
         df: Counter[str] = Counter()
         for title, content in rows:
             df.update(
-                w for w in terms.vocabulary(title + "\n" + content)
+                w
+                for w in terms.vocabulary(title + "\n" + content)
                 if w not in terms.STOPWORDS and not any(ch.isdigit() for ch in w)
-            )  # fmt: skip
+            )
         if not df:
             return []
         ceiling = max(2, math.ceil(0.4 * total)) if total >= 3 else total
@@ -548,9 +563,16 @@ class KnowledgeBase:
             title, _ = snippets.strip_marks(cand.title)
             snippet = snippets.make_snippet(cand.content, chars, words)
             hits.append(
-                Hit(row["label"], title, snippet, row["kind"], row["indexed_at"],
-                    round(cand.score, 6), cand.chunk_id)
-            )  # fmt: skip
+                Hit(
+                    row["label"],
+                    title,
+                    snippet,
+                    row["kind"],
+                    row["indexed_at"],
+                    round(cand.score, 6),
+                    cand.chunk_id,
+                )
+            )
         return QueryResult(query, hits, plan.corrected_query)
 
     def _touch(self, chunk_ids: set[int]) -> None:

@@ -9,8 +9,10 @@ coverage, proximity, phrase adjacency and title matches, keeping the fused score
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 from ctxmode.store import snippets, terms
 from ctxmode.store.terms import QueryTerm
@@ -19,8 +21,12 @@ RRF_K = 60
 EXPANSIONS_PER_TERM = 6
 TYPO_CANDIDATES = 200
 FRAGMENT_CANDIDATES = 300
-RERANK_WEIGHT = 0.8
+RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
+DEFINITION_LEAD = 4  # at most this many chars before a term that opens a line ("SO_", "--")
+DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
+BM25_SHARE = 0.0  # of the base score; the rest is the fused (RRF) rank
+PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
 
 
 @dataclass
@@ -62,15 +68,6 @@ class Candidate:
 # ---------------------------------------------------------------- planning
 
 
-def _in_index(conn: sqlite3.Connection, term: QueryTerm) -> bool:
-    if len(term.parts) == 1:
-        row = conn.execute("SELECT 1 FROM kb_vocab WHERE word = ?", (term.parts[0],)).fetchone()
-        if row:
-            return True
-    row = conn.execute("SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT 1", (term.fts,)).fetchone()
-    return row is not None
-
-
 def _containing(conn: sqlite3.Connection, fragment: str) -> list[str]:
     """Vocabulary words that contain `fragment` (3+ chars): the best few, prefixes first."""
     if len(fragment) < 3:
@@ -85,11 +82,14 @@ def _containing(conn: sqlite3.Connection, fragment: str) -> list[str]:
     return [w for w, _ in words[:EXPANSIONS_PER_TERM]]
 
 
-def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
-    """The closest vocabulary word within the allowed edit distance, or None."""
+def corrections(conn: sqlite3.Connection, word: str, most: int = 5) -> list[str]:
+    """Vocabulary words within the allowed edit distance of `word`, closest and commonest first.
+
+    Candidates come from the trigram index over the vocabulary, re-ranked by edit distance.
+    """
     grams = terms.trigrams(word)
     if not grams:
-        return None
+        return []
     rows = conn.execute(
         "SELECT v.word FROM kb_vocab_tri t JOIN kb_vocab v ON v.id = t.rowid "
         "WHERE kb_vocab_tri MATCH ? ORDER BY rank LIMIT ?",
@@ -106,18 +106,23 @@ def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
         ).fetchall()
         candidates.update(row[0] for row in rows)
     limit = terms.max_typo_distance(word)
-    scored = []
-    for candidate in candidates:
-        distance = terms.edit_distance(word, candidate, limit)
-        if distance <= limit:
-            scored.append((distance, candidate))
+    scored = [(terms.edit_distance(word, c, limit), c) for c in candidates if c != word]
+    scored = [(d, c) for d, c in scored if d <= limit]
     if not scored:
-        return None
+        return []
     best = min(d for d, _ in scored)
     tied = [c for d, c in scored if d == best]
-    if len(tied) == 1:
-        return tied[0]
-    return max(tied, key=lambda c: (_chunk_frequency(conn, c), c))
+    if len(tied) > 1:
+        tied.sort(key=lambda c: (-_chunk_frequency(conn, c), c))
+    closest = tied[:most]
+    others = sorted((d, c) for d, c in scored if d > best)
+    return closest + [c for _, c in others][: most - len(closest)]
+
+
+def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
+    """The closest vocabulary word within the allowed edit distance, or None."""
+    found = corrections(conn, word, most=1)
+    return found[0] if found else None
 
 
 def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> int:
@@ -128,27 +133,63 @@ def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> in
     ).fetchone()[0]
 
 
+def _in_vocabulary(conn: sqlite3.Connection, word: str) -> bool:
+    return conn.execute("SELECT 1 FROM kb_vocab WHERE word = ?", (word,)).fetchone() is not None
+
+
+def _matches_anything(conn: sqlite3.Connection, word: str) -> bool:
+    match = terms.fts_any([word])
+    return conn.execute("SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
+
+
+def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
+    """One-word term: as is, or with its typo fixed, or via the words containing it."""
+    word = term.parts[0]
+    if len(word) < 3 or _in_vocabulary(conn, word):
+        return TermPlan(term, [word])
+    fixed = correct_word(conn, word)
+    if _matches_anything(conn, word):
+        # Porter matched an inflection; the word itself may still be a typo of a real one
+        # ("emiter" stems to "emit"): keep both, but only for a single-edit correction.
+        if fixed and terms.edit_distance(word, fixed, 1) <= 1:
+            return TermPlan(term, [word, fixed], corrected=fixed)
+        return TermPlan(term, [word])
+    expansions = _containing(conn, word)  # "createWid" -> createwidget
+    if expansions and expansions[0].startswith(word):  # a word's beginning, not a typo
+        return TermPlan(term, [], expansions)
+    if fixed:
+        return TermPlan(term, [fixed], expansions, corrected=fixed)
+    if expansions:
+        return TermPlan(term, [], expansions)
+    return TermPlan(term, [])
+
+
+def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
+    """Several-part term (foo-bar, sqlite3.connect, O_NONBL): the phrase, fixed or as a prefix."""
+    if _matches_anything(conn, term.word):
+        return TermPlan(term, [term.word])
+    unknown = [i for i, p in enumerate(term.parts) if len(p) >= 3 and not _in_vocabulary(conn, p)]
+    if len(unknown) == 1:  # "cherry-pik": the first correction that makes a known phrase
+        i = unknown[0]
+        for fixed in corrections(conn, term.parts[i]):
+            parts = [*term.parts[:i], fixed, *term.parts[i + 1 :]]
+            if _matches_anything(conn, " ".join(parts)):
+                old = re.escape(term.parts[i])
+                text = re.sub(old, fixed, term.text, count=1, flags=re.IGNORECASE)
+                return TermPlan(term, [" ".join(parts)], corrected=text)
+    prefix = term.word + "*"  # the last part is a fragment: "o nonbl" -> O_NONBLOCK
+    if _matches_anything(conn, prefix):
+        return TermPlan(term, [prefix])
+    return TermPlan(term, [])
+
+
 def plan_query(conn: sqlite3.Connection, raw: str) -> Plan:
-    plans: list[TermPlan] = []
-    corrected_any = False
-    for term in terms.parse_query(raw):
-        single = term.parts[0] if len(term.parts) == 1 else None
-        known = _in_index(conn, term)
-        # A fragment ("createWid") searches the vocabulary words that contain it.
-        expansions = _containing(conn, single) if single and not known else []
-        if known:
-            plans.append(TermPlan(term, [term.word], expansions))
-        elif expansions:
-            plans.append(TermPlan(term, [], expansions))
-        else:
-            fixed = correct_word(conn, single) if single else None
-            if fixed:
-                corrected_any = True
-                plans.append(TermPlan(term, [fixed], [], corrected=fixed))
-            else:
-                plans.append(TermPlan(term, []))
+    plans = [
+        _plan_word(conn, term) if len(term.parts) == 1 else _plan_phrase(conn, term)
+        for term in terms.parse_query(raw)
+    ]
     corrected = None
-    if corrected_any:
+    if any(p.corrected for p in plans):
         corrected = " ".join(p.corrected or p.term.text for p in plans)
     return Plan(plans, corrected)
 
@@ -174,33 +215,42 @@ def _filter_sql(source: str | None, content_type: str | None) -> tuple[str, list
     return sql, params
 
 
+Ranked = list[tuple[int, float]]  # (chunk id, bm25 relevance, higher is better)
+
+
 def _ranked(
     conn: sqlite3.Connection, match: str, limit: int, filters: tuple[str, list[object]]
-) -> list[int]:
-    sql = f"SELECT rowid FROM kb_fts WHERE kb_fts MATCH ?{filters[0]} ORDER BY rank LIMIT ?"
-    return [row[0] for row in conn.execute(sql, [match, *filters[1], limit])]
+) -> Ranked:
+    sql = f"SELECT rowid, rank FROM kb_fts WHERE kb_fts MATCH ?{filters[0]} ORDER BY rank LIMIT ?"
+    return [(row[0], -row[1]) for row in conn.execute(sql, [match, *filters[1], limit])]
 
 
-def _fuse(lists: list[list[int]]) -> dict[int, float]:
+def _fuse(lists: list[Ranked]) -> dict[int, float]:
+    """Reciprocal rank fusion: each list adds 1/(k + rank) for every chunk it ranks."""
     fused: dict[int, float] = {}
     for ranked in lists:
-        for rank, chunk_id in enumerate(ranked, 1):
+        for rank, (chunk_id, _) in enumerate(ranked, 1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
     return fused
 
 
 def _partial_matches(
     conn: sqlite3.Connection, groups: list[str], depth: int, filters: tuple[str, list[object]]
-) -> list[list[int]]:
-    """When no chunk has every term: chunks with all terms but one (AND is cheap), else any."""
+) -> Ranked:
+    """Chunks with all terms but one (each AND is cheap), interleaved; if none, any term."""
     lists = []
     if len(groups) >= 3:
         for skip in range(min(len(groups), 6)):
             rest = groups[:skip] + groups[skip + 1 :]
             lists.append(_ranked(conn, " AND ".join(rest), depth, filters))
     if not any(lists):  # OR ranks every chunk holding any term: the slow path, kept last
-        lists = [_ranked(conn, " OR ".join(groups), depth, filters)]
-    return lists
+        return _ranked(conn, " OR ".join(groups), depth, filters)
+    merged: dict[int, float] = {}
+    for row in zip_longest(*lists):
+        for item in row:
+            if item is not None:
+                merged.setdefault(item[0], item[1])
+    return list(merged.items())[:depth]
 
 
 def candidate_lists(
@@ -209,18 +259,22 @@ def candidate_lists(
     limit: int,
     depth: int,
     filters: tuple[str, list[object]],
-) -> list[list[int]]:
-    """Ranked chunk ids from porter AND/OR, the exact phrase, and fragment expansion."""
+) -> list[Ranked]:
+    """Ranked chunks: every term (topped up with all-but-one), all terms near each other,
+    and fragments expanded to the words containing them. Each is one list for the fusion."""
     groups = plan.group(with_expansions=False)
-    lists: list[list[int]] = []
+    lists: list[Ranked] = []
     if groups:
         ranked = _ranked(conn, " AND ".join(groups), depth, filters)
+        if len(groups) > 1 and (len(ranked) < limit or len(groups) >= PARTIAL_FROM_TERMS):
+            seen = {chunk_id for chunk_id, _ in ranked}
+            more = _partial_matches(conn, groups, depth, filters)
+            ranked += [item for item in more if item[0] not in seen][: depth - len(ranked)]
         lists.append(ranked)
-        if len(ranked) < limit and len(groups) > 1:
-            lists.extend(_partial_matches(conn, groups, depth, filters))
-        words = [t.words[0] for t in plan.terms if t.words]
-        if 1 < len(words) <= 6:
-            lists.append(_ranked(conn, '"' + " ".join(words) + '"', depth, filters))
+        firsts = [terms.fts_phrase(t.words[0]) for t in plan.terms if t.words]
+        if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
+            near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
+            lists.append(_ranked(conn, near, depth, filters))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
@@ -237,7 +291,7 @@ def _highlight(conn: sqlite3.Connection, plan: Plan, chunk_id: int) -> tuple[str
         "FROM kb_fts WHERE kb_fts MATCH ? AND rowid = ?",
         (terms.fts_any(words), chunk_id),
     ).fetchone()
-    if row is None:  # matched only through a filterless path; show it unmarked
+    if row is None:  # cannot happen for a ranked chunk, but never fail a search over it
         row = conn.execute(
             "SELECT title, content FROM kb_chunks WHERE id = ?", (chunk_id,)
         ).fetchone()
@@ -245,17 +299,17 @@ def _highlight(conn: sqlite3.Connection, plan: Plan, chunk_id: int) -> tuple[str
 
 
 def _term_keys(plan: Plan) -> list[set[str]]:
-    """Per query term, the stem prefixes that identify it in highlighted text."""
+    """Per query term, the stem prefixes that identify its tokens in highlighted text."""
     keys = []
     for t in plan.terms:
-        words = t.every_word
-        if words:
-            keys.append({terms.stem_prefix(w.split()[0]) for w in words})
+        parts = {p for w in t.every_word for p in w.rstrip("*").split()}
+        if parts:
+            keys.append({terms.stem_prefix(p) for p in parts})
     return keys
 
 
-def _matches(marked: str, keys: list[set[str]]) -> list[tuple[int, int, int]]:
-    """(start, end, term index) of each marked token that belongs to a query term."""
+def _matches(marked: str, keys: list[set[str]]) -> tuple[str, list[tuple[int, int, int]]]:
+    """The text, and (start, end, term index) of each marked token of a query term."""
     text, spans = snippets.strip_marks(marked)
     found = []
     for start, end in spans:
@@ -264,7 +318,7 @@ def _matches(marked: str, keys: list[set[str]]) -> list[tuple[int, int, int]]:
             if any(token.startswith(p) or p.startswith(token) for p in prefixes):
                 found.append((start, end, index))
                 break
-    return found
+    return text, found
 
 
 def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
@@ -272,7 +326,7 @@ def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
     best = None
     counts: dict[int, int] = {}
     left = 0
-    for right, (_, end, term) in enumerate(matches):
+    for _, end, term in matches:
         counts[term] = counts.get(term, 0) + 1
         while len(counts) == needed:
             span = end - matches[left][0]
@@ -285,18 +339,50 @@ def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
     return best
 
 
-def rerank_boost(title: str, content: str, keys: list[set[str]]) -> float:
-    """0..1: share of terms present, how close together, adjacent pairs, terms in the title."""
+def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int], int]:
+    """Terms that open a line ("SO_REUSEPORT (since ...)", "--autostash"): definitions; and
+    the most distinct terms found together on one line."""
+    defined: set[int] = set()
+    per_line: dict[int, set[int]] = {}
+    for start, _, term in matches:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line = text[line_start : len(text) if line_end < 0 else line_end].strip()
+        if len(text[line_start:start].strip()) <= DEFINITION_LEAD and len(line) <= DEFINITION_LINE:
+            defined.add(term)
+        per_line.setdefault(line_start, set()).add(term)
+    return defined, max((len(t) for t in per_line.values()), default=0)
+
+
+WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
+           "defines": 0.1}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Features:
+    """How well a chunk's matches fit the query, each 0..1."""
+
+    coverage: float  # share of the terms present
+    proximity: float  # how close together all terms occur
+    phrase: float  # share of neighbouring query terms adjacent in the text
+    line: float  # most terms found on a single line, as a share
+    title: float  # share of the terms in the title
+    defines: float  # share of the terms opening a line
+
+    def boost(self) -> float:
+        return sum(weight * getattr(self, name) for name, weight in WEIGHTS.items())
+
+
+def features(title: str, content: str, keys: list[set[str]]) -> Features:
     n = len(keys)
     if n == 0:
-        return 0.0
-    in_content = _matches(content, keys)
-    in_title = {m[2] for m in _matches(title, keys)}
+        return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    text, in_content = _matches(content, keys)
+    in_title = {m[2] for m in _matches(title, keys)[1]}
     present = {m[2] for m in in_content} | in_title
-    coverage = len(present) / n
-    title_share = len(in_title) / n
+    defined, on_one_line = _line_facts(text, in_content)
     if n == 1:
-        return 0.6 * coverage + 0.4 * title_share
+        return Features(len(present), 1.0, 1.0, on_one_line, len(in_title), len(defined))
     span = _min_span(in_content, n) if len(present) == n else None
     proximity = 1.0 / (1.0 + span / (40.0 * n)) if span is not None else 0.0
     adjacent = 0
@@ -305,8 +391,14 @@ def rerank_boost(title: str, content: str, keys: list[set[str]]) -> float:
         starts = [s for s, _, t in in_content if t == i + 1]
         if any(0 <= s - e <= ADJACENT_GAP for e in ends for s in starts[:50]):
             adjacent += 1
-    phrase = adjacent / (n - 1)
-    return 0.35 * coverage + 0.25 * proximity + 0.25 * phrase + 0.15 * title_share
+    return Features(
+        len(present) / n,
+        proximity,
+        adjacent / (n - 1),
+        on_one_line / n,
+        len(in_title) / n,
+        len(defined) / n,
+    )
 
 
 def run_query(
@@ -316,19 +408,30 @@ def run_query(
     source: str | None,
     content_type: str | None,
 ) -> list[Candidate]:
-    """The best `limit` chunks for a planned query, highlighted and scored."""
+    """The best `limit` chunks for a planned query, highlighted and scored.
+
+    score = half fused rank (RRF) + half BM25 relative to the best, plus the re-rank
+    boost: the fused order still counts, the boost decides between close candidates.
+    """
     depth = max(3 * limit, 10)
     filters = _filter_sql(source, content_type)
-    fused = _fuse(candidate_lists(conn, plan, limit, depth, filters))
+    lists = candidate_lists(conn, plan, limit, depth, filters)
+    fused = _fuse(lists)
     if not fused:
         return []
+    relevance: dict[int, float] = {}
+    for ranked in lists:
+        for chunk_id, value in ranked:
+            relevance.setdefault(chunk_id, value)
+    best_relevance = max(relevance.values()) or 1.0
     pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, 10)]
     top = pool[0][1]
     keys = _term_keys(plan)
     out = []
     for chunk_id, score in pool:
         title, content = _highlight(conn, plan, chunk_id)
-        boost = rerank_boost(title, content, keys)
-        out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
+        base = (1 - BM25_SHARE) * score / top + BM25_SHARE * relevance[chunk_id] / best_relevance
+        total = base + RERANK_WEIGHT * features(title, content, keys).boost()
+        out.append(Candidate(chunk_id, score, total, title, content))
     out.sort(key=lambda c: (c.score, c.fused), reverse=True)
     return out[:limit]

@@ -17,16 +17,18 @@ CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 VOCAB_MIN, VOCAB_MAX = 3, 32
 
+# English function words and question phrasing. Words that carry meaning in technical
+# text (once, off, over, up, down, out, before, after, not, no) are deliberately kept.
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just let me more most my myself nor of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves near get gets got use used using via please show find tell give want need way
-    ways""".split()
+    str.split(
+        """a about am an and any are as at be because been being both but by can could did do
+    does doing each for from had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me my myself nor of on or our ours ourselves she should
+    so some such than that the their theirs them themselves then there these they this those
+    to too very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves get gets got use used using via please show shows tell give want
+    wants need needs way ways much many"""
+    )
 )
 
 
@@ -35,9 +37,7 @@ def identifier_parts_of_tokens(tokens: Iterable[str]) -> list[str]:
     parts: dict[str, None] = {}
     for token in tokens:
         # str predicates are C-fast; the regex only runs on mixed-case tokens.
-        if not (token.islower() or token.isupper() or token.istitle()) and CAMEL_HINT.search(
-            token
-        ):
+        if not (token.islower() or token.isupper() or token.istitle()) and CAMEL_HINT.search(token):
             for part in CAMEL_PART.findall(token):
                 parts[part.lower()] = None
     return list(parts)
@@ -97,9 +97,16 @@ def parse_query(raw: str) -> list[QueryTerm]:
     return content or terms
 
 
+def fts_phrase(word: str) -> str:
+    """A quoted FTS5 phrase; a trailing "*" makes its last token a prefix."""
+    if word.endswith("*"):
+        return '"' + word[:-1].replace('"', "") + '"*'
+    return '"' + word.replace('"', "") + '"'
+
+
 def fts_any(words: Iterable[str]) -> str:
     """An FTS5 OR-group of quoted words/phrases."""
-    quoted = ['"' + w.replace('"', "") + '"' for w in words]
+    quoted = [fts_phrase(w) for w in words]
     return quoted[0] if len(quoted) == 1 else "(" + " OR ".join(quoted) + ")"
 
 

@@ -11,9 +11,22 @@ import pathspec
 
 # Never worth indexing, whatever .gitignore says.
 ALWAYS_SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", ".idea", ".DS_Store"}
-)  # fmt: skip
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".idea",
+        ".DS_Store",
+    }
+)
 
 
 @dataclass(frozen=True)

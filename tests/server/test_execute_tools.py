@@ -1,0 +1,244 @@
+"""ctx_execute, ctx_execute_file and ctx_batch_execute, driven only through the MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+SECRET = "outside-secret-7f3a"
+
+
+@pytest.fixture
+def settings_env(tmp_path: Path) -> dict[str, str]:
+    """Keep the user's own ~/.claude/settings.json out of these servers."""
+    user_dir = tmp_path / "user-claude"
+    user_dir.mkdir()
+    return {"CLAUDE_CONFIG_DIR": str(user_dir)}
+
+
+def write_project_settings(project: Path, permissions: dict[str, list[str]]) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": permissions}))
+
+
+def is_running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie waiting for its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def peak_rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmHWM for pid {pid}")
+
+
+def test_python_shell_and_javascript_run(mcp_run, settings_env):
+    async def scenario(session):
+        replies = {
+            "python": await session.call("ctx_execute", language="python", code="print(6 * 7)"),
+            "shell": await session.call("ctx_execute", language="shell", code="echo $((6 * 7))"),
+        }
+        if shutil.which("node"):
+            replies["javascript"] = await session.call(
+                "ctx_execute", language="javascript", code="console.log(6 * 7)"
+            )
+        return replies
+
+    for language, (text, is_error) in mcp_run(scenario, env=settings_env).items():
+        assert not is_error, (language, text)
+        assert "42" in text, (language, text)
+
+
+def test_numbers_and_booleans_sent_as_strings_are_accepted(mcp_run, settings_env):
+    async def scenario(session):
+        return await session.call(
+            "ctx_execute",
+            language="shell",
+            code="echo coerced-ok",
+            timeout="5000",
+            background="false",
+        )
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert not is_error, text
+    assert "coerced-ok" in text
+
+
+def test_failing_code_reports_exit_code_and_stderr(mcp_run, settings_env):
+    async def scenario(session):
+        return await session.call(
+            "ctx_execute", language="python", code="import sys\nsys.exit('boom-on-stderr')"
+        )
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert is_error
+    assert "boom-on-stderr" in text and "1" in text
+
+
+def test_timeout_kills_the_whole_process_tree(mcp_run, settings_env, tmp_path):
+    pid_file = tmp_path / "pids.txt"
+    code = f"""
+for i in 1 2 3; do sleep 300 & echo $! >> '{pid_file}'; done
+( sleep 300 & echo $! >> '{pid_file}'; wait ) &
+echo $! >> '{pid_file}'
+echo $$ >> '{pid_file}'
+echo started
+wait
+"""
+
+    async def scenario(session):
+        return await session.call("ctx_execute", language="shell", code=code, timeout="1500")
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert "timed out" in text.lower(), text
+    assert is_error, text
+    pids = [int(line) for line in pid_file.read_text().split()]
+    assert len(pids) == 6
+    deadline = time.monotonic() + 5
+    while any(is_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)  # killed processes need a moment to be reaped; no event to await
+    assert [pid for pid in pids if is_running(pid)] == []
+
+
+def test_fifty_megabytes_of_stdout_stay_out_of_memory_and_reply(mcp_run, settings_env):
+    flood = (
+        "import sys\n"
+        "line = 'x' * 99 + '\\n'\n"
+        "block = line * 10_000\n"  # 1 MB
+        "for _ in range(50):\n"
+        "    sys.stdout.write(block)\n"
+        "print('flood-done')\n"
+    )
+
+    async def scenario(session):
+        pid_text, _ = await session.call("ctx_execute", language="shell", code="echo $PPID")
+        server = int(pid_text.strip().splitlines()[-1])
+        await session.call("ctx_execute", language="python", code="print('warm')")
+        before = peak_rss_kb(server)
+        reply = await session.call("ctx_execute", language="python", code=flood)
+        return reply, before, peak_rss_kb(server)
+
+    (text, is_error), before_kb, after_kb = mcp_run(scenario, env=settings_env)
+    assert not is_error, text[:2000]
+    assert len(text.encode()) < 6 * 1024, len(text.encode())
+    assert "flood-done" in text
+    grown_mb = (after_kb - before_kb) / 1024
+    assert grown_mb < 25, f"server peak RSS grew by {grown_mb:.1f} MB for 50 MB of output"
+
+
+def test_execute_file_refuses_paths_outside_the_project(mcp_run, settings_env, tmp_path):
+    project = mcp_run.project
+    outside = tmp_path / "outside.txt"
+    outside.write_text(SECRET + "\n")
+    (project / "inside.txt").write_text("inside-ok\n")
+    (project / "sneaky.txt").symlink_to(outside)
+    code = "print(FILE_CONTENT)"
+
+    async def scenario(session):
+        results = {}
+        for path in ("inside.txt", "../outside.txt", "sneaky.txt", "/etc/passwd", str(outside)):
+            results[path] = await session.call(
+                "ctx_execute_file", path=path, language="python", code=code
+            )
+        return results
+
+    results = mcp_run(scenario, env=settings_env)
+    text, is_error = results.pop("inside.txt")
+    assert not is_error and "inside-ok" in text, text
+    for path, (text, is_error) in results.items():
+        assert is_error, (path, text)
+        assert "outside the project" in text, (path, text)
+        assert SECRET not in text and "root:" not in text, (path, text)
+
+
+def test_read_allow_rule_reopens_an_outside_file(mcp_run, settings_env, tmp_path):
+    project = mcp_run.project
+    outside = tmp_path / "shared" / "outside.txt"
+    outside.parent.mkdir()
+    outside.write_text(SECRET + "\n")
+
+    async def scenario(session):
+        arguments = {"path": "../shared/outside.txt", "language": "python",
+                     "code": "print(FILE_CONTENT.upper())"}  # fmt: skip
+        refused = await session.call("ctx_execute_file", **arguments)
+        write_project_settings(project, {"allow": [f"Read({outside.parent}/**)"]})
+        allowed = await session.call("ctx_execute_file", **arguments)
+        return refused, allowed
+
+    (refused, refused_err), (allowed, allowed_err) = mcp_run(scenario, env=settings_env)
+    assert refused_err and "outside the project" in refused, refused
+    assert "Read(" in refused  # the refusal says which rule would allow it
+    assert not allowed_err, allowed
+    assert SECRET.upper() in allowed
+
+
+def test_batch_accepts_plain_string_commands_and_string_concurrency(mcp_run, settings_env):
+    async def scenario(session):
+        return await session.call(
+            "ctx_batch_execute",
+            commands=["echo alpha-marker-one", "echo beta-marker-two"],
+            queries=["alpha marker", "beta marker"],
+            concurrency="2",
+        )
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert not is_error, text
+    assert "alpha-marker-one" in text and "beta-marker-two" in text
+    assert "cmd_1" in text and "cmd_2" in text
+
+
+def test_deny_rule_in_project_settings_refuses_shell_commands(mcp_run, settings_env):
+    project = mcp_run.project
+    write_project_settings(project, {"deny": ["Bash(rm:*)"]})
+    victim = project / "keep-me.txt"
+    victim.write_text("still here\n")
+
+    async def scenario(session):
+        return (
+            await session.call(
+                "ctx_execute", language="shell", code="echo hi && rm -f keep-me.txt"
+            ),
+            await session.call(
+                "ctx_batch_execute",
+                commands=[{"label": "cleanup", "command": "rm keep-me.txt"}],
+                queries=["anything"],
+            ),
+            await session.call("ctx_execute", language="shell", code="echo allowed-still"),
+        )
+
+    (shell, shell_err), (batch, batch_err), (other, other_err) = mcp_run(scenario, env=settings_env)
+    assert shell_err and "Bash(rm:*)" in shell, shell
+    assert batch_err and "Bash(rm:*)" in batch, batch
+    assert victim.exists()
+    assert not other_err and "allowed-still" in other
+
+
+def test_background_process_is_detached_and_reported(mcp_run, settings_env):
+    async def scenario(session):
+        return await session.call(
+            "ctx_execute",
+            language="shell",
+            code="echo serving; exec sleep 30",
+            background="true",
+            timeout="800",
+        )
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert not is_error, text
+    assert "serving" in text and "background" in text.lower()
