@@ -235,6 +235,7 @@ def hook_cost(env: dict[str, str], root: str, runs: int) -> None:
             f"import sys;sys.path.insert(0,{SRC_DIR!r});from ctxmode._hook import main;main(sys.argv[1:])"]  # fmt: skip
     commands = {
         "python3 -c pass": ([shutil.which("python3") or "python3", "-c", "pass"], b""),
+        "venv python -I -S -c pass": ([sys.executable, "-I", "-S", "-c", "pass"], b""),
         "ctxmode hook claude-code posttooluse": (
             [console, "hook", "claude-code", "posttooluse"],
             payload,

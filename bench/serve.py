@@ -96,10 +96,12 @@ async def timed_call(client: Any, tool: str, **arguments: Any) -> tuple[float, s
 
 # ---------------------------------------------------------------- start-up
 
+SERVER_IMPORTS = "import ctxmode.server.app"  # everything the server imports before answering
 
-def bare_run_s(argv: list[str], env: dict[str, str] | None = None) -> float:
+
+def bare_run_s(argv: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
@@ -113,6 +115,20 @@ async def cold_start_s(params: Any) -> float:
         elapsed = time.perf_counter() - started
     assert len(tools.tools) >= 11, [tool.name for tool in tools.tools]
     return elapsed
+
+
+def start_up(params: Any, runs: int) -> dict[str, list[float]]:
+    """Cold starts interleaved with their baselines, so all see the same machine load."""
+    import anyio
+
+    anyio.run(cold_start_s, params)  # warm the page cache and .pyc files first
+    out: dict[str, list[float]] = {"pass": [], "import_mcp": [], "server_imports": [], "cold": []}
+    for _ in range(runs):
+        out["pass"].append(ms(bare_run_s([sys.executable, "-c", "pass"])))
+        out["import_mcp"].append(ms(bare_run_s([sys.executable, "-c", "import mcp"])))
+        out["server_imports"].append(ms(bare_run_s([sys.executable, "-c", SERVER_IMPORTS])))
+        out["cold"].append(ms(anyio.run(cold_start_s, params)))
+    return out
 
 
 # ---------------------------------------------------------------- generated corpus
@@ -150,174 +166,159 @@ def markdown_document(rng: random.Random, words: list[str], target_bytes: int, d
 # ---------------------------------------------------------------- the warm session
 
 
-async def warm_session(client: Any, project: str, calls: int) -> dict[str, Any]:
+def timed(fn: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    fn()
+    return ms(time.perf_counter() - started)
+
+
+def run_in_process(language: str, code: str, cwd: str) -> None:
+    from ctxmode.sandbox import run_code
+
+    with run_code(language, code, cwd=cwd) as result:
+        assert result.exit_code == 0, result.classification
+
+
+async def execute_timings(client: Any, project: str, calls: int) -> dict[str, Any]:
+    """ctx_execute vs a bare subprocess vs `sandbox.run_code` in-process, interleaved."""
     from ctxmode.sandbox import runtimes
 
     out: dict[str, Any] = {}
-    rtt = [ms((await timed_call(client, "ctx_nope"))[0]) for _ in range(calls)]
-    out["rtt"] = rtt
+    for language, code in SNIPPETS.items():
+        runtime = runtimes.resolve(language)
+        script = os.path.join(project, f"bench-script{runtime.extension}")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(code)
+        argv = [runtime.binary, *runtime.args, script]
+        samples: dict[str, list[float]] = {"mcp": [], "bare": [], "sandbox": []}
+        for i in range(calls + 3):  # the first 3 pay lazy imports and runtime discovery
+            elapsed, text, is_error = await timed_call(
+                client, "ctx_execute", language=language, code=code
+            )
+            assert not is_error, text
+            bare = timed(lambda: subprocess.run(argv, cwd=project, capture_output=True))  # noqa
+            local = timed(lambda: run_in_process(language, code, project))  # noqa: B023
+            if i >= 3:
+                samples["mcp"].append(ms(elapsed))
+                samples["bare"].append(bare)
+                samples["sandbox"].append(local)
+        out[language] = {"runtime": runtime.binary, **samples}
+    return out
+
+
+async def warm_session(client: Any, project: str, calls: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    out["rtt"] = [ms((await timed_call(client, "ctx_nope"))[0]) for _ in range(calls)]
     out["stats"] = [ms((await timed_call(client, "ctx_stats"))[0]) for _ in range(calls)]
 
     probe_text, probe_err = await call(client, "ctx_execute", language="shell", code="echo hi")
-    out["execute_available"] = not probe_err and "hi" in probe_text
-    if out["execute_available"]:
-        out["execute"] = {}
-        for language, code in SNIPPETS.items():
-            runtime = runtimes.resolve(language)
-            script = os.path.join(project, f"bench-script{runtime.extension}")
-            with open(script, "w", encoding="utf-8") as handle:
-                handle.write(code)
-            argv = [runtime.binary, *runtime.args, script]
-            via_mcp: list[float] = []
-            bare: list[float] = []
-            for i in range(calls + 3):  # interleaved so both see the same machine noise
-                elapsed, text, is_error = await timed_call(
-                    client, "ctx_execute", language=language, code=code
-                )
-                assert not is_error, text
-                started = time.perf_counter()
-                subprocess.run(argv, cwd=project, capture_output=True, stdin=subprocess.DEVNULL)
-                bare_s = time.perf_counter() - started
-                if i >= 3:  # the first calls pay lazy imports and runtime discovery
-                    via_mcp.append(ms(elapsed))
-                    bare.append(ms(bare_s))
-            out["execute"][language] = {"runtime": str(runtime), "mcp": via_mcp, "bare": bare}
+    if not probe_err and "hi" in probe_text:
+        out["execute"] = await execute_timings(client, project, calls)
     else:
         out["execute_probe"] = probe_text[:200]
 
     rng = random.Random(1234)
     words = vocabulary(rng)
     docs = [markdown_document(rng, words, INDEX_DOC_BYTES, n) for n in range(INDEX_DOCS)]
-    total_bytes = sum(len(doc.encode()) for doc in docs)
+    out["index_bytes"] = sum(len(doc.encode()) for doc in docs)
     started = time.perf_counter()
     for n, doc in enumerate(docs):
         text, is_error = await call(client, "ctx_index", content=doc, source=f"bench-doc-{n}")
         assert not is_error, text
     out["index_s"] = time.perf_counter() - started
-    out["index_bytes"] = total_bytes
 
     query_rng = random.Random(99)
-    searches: list[float] = []
-    empty = 0
-    for _ in range(SEARCH_QUERIES):
-        query = " ".join(query_rng.sample(words, k=query_rng.choice((1, 2, 2, 3))))
+    queries = [
+        " ".join(query_rng.sample(words, k=query_rng.choice((1, 2, 2, 3))))
+        for _ in range(SEARCH_QUERIES)
+    ]
+    out["queries"] = queries
+    out["search"], out["search_empty"] = [], 0
+    for query in queries:
         elapsed, text, is_error = await timed_call(client, "ctx_search", queries=[query])
         assert not is_error, text
-        empty += "No matches." in text
-        searches.append(ms(elapsed))
-    out["search"] = searches
-    out["search_empty"] = empty
+        out["search_empty"] += "No matches." in text
+        out["search"].append(ms(elapsed))
     return out
 
 
-# ---------------------------------------------------------------- in-process sandbox
+def search_attribution(project: str, queries: list[str]) -> dict[str, Any]:
+    """In-process, on the database the session built: opening it, and the search alone."""
+    from ctxmode import project as projects
+    from ctxmode import schema
+    from ctxmode.store.knowledge import KnowledgeBase
 
-
-def sandbox_in_process(project: str, calls: int) -> dict[str, list[float]]:
-    """`ctxmode.sandbox.run_code` called directly: the sandbox's share of the overhead."""
-    from ctxmode.sandbox import run_code
-
-    timings: dict[str, list[float]] = {}
-    for language, code in SNIPPETS.items():
-        samples = []
-        for i in range(calls + 3):
-            started = time.perf_counter()
-            with run_code(language, code, cwd=project) as result:
-                assert result.exit_code == 0, result.classification
-            if i >= 3:
-                samples.append(ms(time.perf_counter() - started))
-        timings[language] = samples
-    return timings
+    root = projects.resolve_project_root(project)
+    opens = [timed(lambda: schema.open_project_db(root).close()) for _ in queries]
+    with KnowledgeBase(schema.open_project_db(root)) as kb:
+        searches = [
+            timed(lambda: kb.search([q], limit=3, snippet_chars=1500))  # noqa: B023
+            for q in queries
+        ]
+    size = os.path.getsize(projects.project_db_path(root))
+    return {"open": opens, "search": searches, "db_mb": size / (1024 * 1024)}
 
 
 # ---------------------------------------------------------------- report
-
-
-def row(name: str, value: str, target: str = "", verdict: str = "") -> str:
-    return f"  {name:<44} {value:>22}  {target:<16} {verdict}"
 
 
 def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def report(results: dict[str, Any]) -> None:
-    print("\nctxmode serve benchmark (times in ms; p50 / p95)")
-    print(row("measurement", "value", "target", ""))
-    print("  " + "-" * 92)
-    cold = results["cold"]
-    print(row("python -c pass (bare interpreter)", f"{p50(results['bare_pass']):.0f}"))
-    print(row('python -c "import mcp" (baseline)', f"{p50(results['bare_import']):.0f}"))
-    print(row(f"cold start -> tools/list (p50 of {len(cold)})", f"{p50(cold):.0f}"))
-    print(row("  minus import-mcp baseline", f"{p50(cold) - p50(results['bare_import']):.0f}"))
-    warm = results["warm"]
-    rtt, stats = warm["rtt"], warm["stats"]
-    print(
-        row(
-            "MCP round trip (unknown tool, no handler)",
-            f"{p50(rtt):.2f} / {percentile(rtt, 95):.2f}",
-        )
-    )
-    print(
-        row(
-            "ctx_stats (thread + db open + stats write)",
-            f"{p50(stats):.2f} / {percentile(stats, 95):.2f}",
-        )
-    )
-    if warm["execute_available"]:
-        for language, data in warm["execute"].items():
-            mcp, bare = data["mcp"], data["bare"]
-            local = results["sandbox"][language]
-            overhead = p50(mcp) - p50(bare)
-            print(
-                row(
-                    f"ctx_execute {language} {SNIPPETS[language].strip()!r}",
-                    f"{p50(mcp):.1f} / {percentile(mcp, 95):.1f}",
-                )
-            )
-            print(
-                row(
-                    f"  bare subprocess ({data['runtime'].split()[0]})",
-                    f"{p50(bare):.1f} / {percentile(bare, 95):.1f}",
-                )
-            )
-            print(
-                row(
-                    "  sandbox.run_code in-process",
-                    f"{p50(local):.1f} / {percentile(local, 95):.1f}",
-                )
-            )
-            print(
-                row(
-                    "  overhead over bare (p50)",
-                    f"{overhead:.1f}",
-                    f"< {TARGET_EXEC_OVERHEAD_MS:.0f}",
-                    verdict(overhead < TARGET_EXEC_OVERHEAD_MS),
-                )
-            )
-            print(row("  ratio mcp / bare (p50)", f"{p50(mcp) / p50(bare):.2f}x"))
-            print(row("  of which sandbox (run_code - bare)", f"{p50(local) - p50(bare):.1f}"))
-            print(row("  of which MCP + handler (mcp - run_code)", f"{p50(mcp) - p50(local):.1f}"))
-    else:
-        print(row("ctx_execute", "not available", "", f"({warm['execute_probe']!r})"))
+def spread(samples: list[float]) -> str:
+    return f"{p50(samples):.1f} / {percentile(samples, 95):.1f}"
+
+
+def report_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    boot, warm = results["start_up"], results["warm"]
+    rows = [
+        ("python -c pass", f"{p50(boot['pass']):.0f}", "", ""),
+        ('python -c "import mcp" (baseline)', f"{p50(boot['import_mcp']):.0f}", "", ""),
+        (f'python -c "{SERVER_IMPORTS}"', f"{p50(boot['server_imports']):.0f}", "", ""),
+        (f"cold start -> tools/list (p50 of {len(boot['cold'])})", f"{p50(boot['cold']):.0f}",
+         "", ""),
+        ("  minus import-mcp baseline", f"{p50(boot['cold']) - p50(boot['import_mcp']):+.0f}",
+         "", ""),
+        ("MCP round trip (unknown tool: no handler)", spread(warm["rtt"]), "", ""),
+        ("ctx_stats (handler floor: db open + record)", spread(warm["stats"]), "", ""),
+    ]  # fmt: skip
+    for language, data in warm.get("execute", {}).items():
+        mcp, bare, local = data["mcp"], data["bare"], data["sandbox"]
+        overhead = p50(mcp) - p50(bare)
+        rows += [
+            (f"ctx_execute {language} {SNIPPETS[language].strip()!r}", spread(mcp), "", ""),
+            (f"  bare subprocess ({data['runtime']})", spread(bare), "", ""),
+            ("  sandbox.run_code in-process", spread(local), "", ""),
+            ("  overhead over bare (p50)", f"{overhead:.1f}",
+             f"< {TARGET_EXEC_OVERHEAD_MS:.0f}", verdict(overhead < TARGET_EXEC_OVERHEAD_MS)),
+            ("  ratio ctx_execute / bare (p50)", f"{p50(mcp) / p50(bare):.2f}x", "", ""),
+            ("  sandbox share (run_code - bare)", f"{p50(local) - p50(bare):.1f}", "", ""),
+            ("  MCP + handler share (mcp - run_code)", f"{p50(mcp) - p50(local):.1f}", "", ""),
+        ]  # fmt: skip
+    if "execute" not in warm:
+        rows.append(("ctx_execute", "not available", "", repr(warm["execute_probe"])))
     rate = warm["index_bytes"] / (1024 * 1024) / warm["index_s"]
-    print(
-        row(
-            f"ctx_index {warm['index_bytes'] / 1048576:.1f} MB markdown via content",
-            f"{rate:.2f} MB/s",
-        )
-    )
-    search = warm["search"]
-    sp50 = p50(search)
-    print(
-        row(
-            f"ctx_search ({len(search)} queries, {warm['search_empty']} empty)",
-            f"{sp50:.1f} / {percentile(search, 95):.1f}",
-            f"p50 < {TARGET_SEARCH_P50_MS:.0f}",
-            verdict(sp50 < TARGET_SEARCH_P50_MS),
-        )
-    )
-    print(row("  minus MCP round trip (p50)", f"{sp50 - p50(rtt):.1f}"))
+    search, local = warm["search"], results["search_local"]
+    rows += [
+        (f"ctx_index {warm['index_bytes'] / 1048576:.1f} MB markdown (content)",
+         f"{rate:.2f} MB/s", "", ""),
+        (f"ctx_search ({len(search)} queries, {warm['search_empty']} no match)", spread(search),
+         f"p50 < {TARGET_SEARCH_P50_MS:.0f}", verdict(p50(search) < TARGET_SEARCH_P50_MS)),
+        ("  KnowledgeBase.search in-process", spread(local["search"]), "", ""),
+        (f"  open_project_db ({local['db_mb']:.1f} MB db; 2 per call)", spread(local["open"]),
+         "", ""),
+        ("  minus MCP round trip (p50)", f"{p50(search) - p50(warm['rtt']):.1f}", "", ""),
+    ]  # fmt: skip
+    return rows
+
+
+def report(results: dict[str, Any]) -> None:
+    print("\nctxmode serve benchmark (times in ms, p50 / p95 unless noted)")
+    print(f"  {'measurement':<50} {'value':>16}  {'target':<10} verdict")
+    print("  " + "-" * 90)
+    for name, value, target, outcome in report_rows(results):
+        print(f"  {name:<50} {value:>16}  {target:<10} {outcome}")
     print()
 
 
@@ -336,30 +337,19 @@ def main(argv: list[str] | None = None) -> int:
         project = os.path.join(root, "project")
         os.makedirs(project)
         env = isolated_env(root)
+        # The in-process measurements use the same data root as the server.
         os.environ.update({k: env[k] for k in ("CTXMODE_DIR", "CTXMODE_CONFIG_DIR")})
         params = server_params(env, project)
         results: dict[str, Any] = {}
-        print(
-            f"python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs",
-            flush=True,
-        )
-        print("timing bare interpreter start-up ...", flush=True)
-        results["bare_pass"] = [
-            ms(bare_run_s([sys.executable, "-c", "pass"])) for _ in range(options.runs)
-        ]
-        results["bare_import"] = [
-            ms(bare_run_s([sys.executable, "-c", "import mcp"])) for _ in range(options.runs)
-        ]
-        print("timing cold starts ...", flush=True)
-        anyio.run(cold_start_s, params)  # warm the page cache and .pyc files first
-        results["cold"] = [ms(anyio.run(cold_start_s, params)) for _ in range(options.runs)]
+        print(f"python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; "
+              f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+        print("timing start-up ...", flush=True)
+        results["start_up"] = start_up(params, options.runs)
         print("timing a warm session (execute, index, search) ...", flush=True)
         results["warm"] = anyio.run(
             with_client, params, lambda c: warm_session(c, project, options.calls)
         )
-        if results["warm"]["execute_available"]:
-            print("timing the sandbox in-process ...", flush=True)
-            results["sandbox"] = sandbox_in_process(project, options.calls)
+        results["search_local"] = search_attribution(project, results["warm"]["queries"])
         report(results)
     return 0
 

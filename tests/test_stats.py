@@ -9,7 +9,16 @@ def test_saving_is_capped_at_what_the_host_would_show():
 
 def test_indexing_is_not_saving(tmp_path):
     conn = schema.open_project_db(str(tmp_path))
-    stats.record(conn, stats.ToolCall("ctx_index", bytes_processed=50_000, bytes_returned=100, bytes_indexed=50_000, saves_context=False))
+    stats.record(
+        conn,
+        stats.ToolCall(
+            "ctx_index",
+            bytes_processed=50_000,
+            bytes_returned=100,
+            bytes_indexed=50_000,
+            saves_context=False,
+        ),
+    )
     stats.record(conn, stats.ToolCall("ctx_execute", bytes_processed=50_000, bytes_returned=1_000))
     rows = {r.tool: r for r in stats.totals(conn)}
     assert rows["ctx_index"].bytes_kept_out == 0

@@ -42,7 +42,9 @@ def _storage() -> Check:
         with tempfile.NamedTemporaryFile(dir=root, prefix=".doctor-", delete=True):
             pass
     except (OSError, ValueError) as exc:
-        return Check(FAIL, f"data root not writable: {exc} (set CTXMODE_DIR to a writable directory)")
+        return Check(
+            FAIL, f"data root not writable: {exc} (set CTXMODE_DIR to a writable directory)"
+        )
     return Check(OK, f"data root writable: {root}")
 
 
@@ -55,7 +57,9 @@ def _project_db(project_root: str) -> Check:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
         conn.close()
-    return Check(OK, f"project database {project.project_db_path(project_root)} (schema v{version})")
+    return Check(
+        OK, f"project database {project.project_db_path(project_root)} (schema v{version})"
+    )
 
 
 def _package(name: str) -> Check:
@@ -75,7 +79,11 @@ def _runtimes() -> list[Check]:
         if runtime is not None:
             found.append(f"{language} ({runtime})")
     status = OK if any(item.startswith(("python", "shell")) for item in found) else FAIL
-    checks.append(Check(status, f"runtimes {len(found)}/{len(runtimes.SUPPORTED_LANGUAGES)}: {', '.join(found)}"))
+    checks.append(
+        Check(
+            status, f"runtimes {len(found)}/{len(runtimes.SUPPORTED_LANGUAGES)}: {', '.join(found)}"
+        )
+    )
     return checks
 
 

@@ -73,7 +73,9 @@ class ToolTotals:
     errors: int
 
 
-def totals(conn: sqlite3.Connection, since: float = 0.0, session_key: str | None = None) -> list[ToolTotals]:
+def totals(
+    conn: sqlite3.Connection, since: float = 0.0, session_key: str | None = None
+) -> list[ToolTotals]:
     where, params = "WHERE at >= ?", [since]
     if session_key is not None:
         where += " AND session_key = ?"

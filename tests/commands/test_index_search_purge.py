@@ -14,8 +14,10 @@ def project_dir(tmp_path):
     (root / "docs").mkdir()
     (root / "src" / "pkg").mkdir(parents=True)
     (root / "docs" / "guide.md").write_text(
-        "# Deploying\nRun the rollout script to ship a release.\n\n"
-        "## Rollback\nIf the canary fails, revert with the rollback command.\n"
+        "# Deploying\nRun the rollout script to ship a release.\n"
+        + "The script builds, tags and uploads the artefacts, then waits for health checks. " * 4
+        + "\n\n## Rollback\nIf the canary fails, revert with the rollback command.\n"
+        + "Rolling back restores the previous artefacts and replays the database steps. " * 4
     )
     (root / "docs" / "api.md").write_text("# API\nThe endpoint returns JSON payloads.\n")
     return root

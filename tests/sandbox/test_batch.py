@@ -53,3 +53,13 @@ def test_parallel_batch_times_out_slow_commands_and_keeps_the_others(project: Pa
 def test_a_command_failing_to_start_does_not_sink_the_batch(project: Path) -> None:
     with run_batch([("bad", "echo x")], cwd=str(project / "missing")) as batch:
         assert "executor error: working directory not found" in (batch.sections[0].note or "")
+
+
+def test_batch_text_keeps_both_ends_of_a_huge_section(project: Path) -> None:
+    command = "echo FIRST; seq 1 200000; echo LAST"
+    with run_batch([("big", command), ("small", "printf tail")], cwd=str(project)) as batch:
+        text = batch.text(max_section_bytes=10_000)
+        assert len(text.encode()) < 12_000
+        assert "FIRST" in text and "LAST" in text and "bytes left out here" in text
+        assert text.endswith("# small\n\ntail\n\n")
+        assert "".join(batch.iter_text()).count("\n") > 200_000  # unbounded when asked

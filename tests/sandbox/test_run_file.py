@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ctxmode.sandbox import runtimes
-from ctxmode.sandbox.runner import FileAccessError, PathOutsideProjectError, run_file
+from ctxmode.sandbox.files import FileAccessError, PathOutsideProjectError
+from ctxmode.sandbox.runner import run_file
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from ctxmode.sandbox import classify as kinds
-from ctxmode.sandbox import runner, runtimes, shape_output
-from ctxmode.sandbox.runner import run_code, stop_background_processes
+from ctxmode.sandbox import process, runner, runtimes, shape_output
+from ctxmode.sandbox.process import stop_background_processes
+from ctxmode.sandbox.runner import run_code
 
 HAS_NODE = shutil.which("node") is not None
 needs_node = pytest.mark.skipif(not HAS_NODE, reason="node is not installed")
@@ -157,14 +158,14 @@ def test_work_dir_lives_under_the_data_root_and_is_removed(project: Path, data_r
 
 
 def test_stale_work_dirs_of_dead_owners_are_swept(data_root: Path) -> None:
-    root = runner.tmp_root()
+    root = process.tmp_root()
     stale = Path(root) / "exec-stale"
     stale.mkdir()
     (stale / "owner.pid").write_text("999999999")
     live = Path(root) / "exec-live"
     live.mkdir()
     (live / "owner.pid").write_text(str(os.getpid()))
-    assert runner.sweep_stale_work_dirs(root) == 1
+    assert process.sweep_stale_work_dirs(root) == 1
     assert not stale.exists() and live.exists()
 
 
@@ -199,7 +200,7 @@ def test_fifty_megabytes_of_stdout_stay_out_of_memory_and_out_of_the_reply(
 def test_output_over_the_cap_kills_the_process(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runner, "OUTPUT_CAP_BYTES", 2_000_000)
+    monkeypatch.setattr(process, "OUTPUT_CAP_BYTES", 2_000_000)
     with run_code("shell", "yes", cwd=str(project), timeout_ms=60_000) as result:
         assert result.classification == kinds.OUTPUT_CAPPED
         assert result.is_error

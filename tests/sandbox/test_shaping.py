@@ -130,6 +130,16 @@ def test_intent_reply_keeps_errors_and_lists_searchable_words(kb: KnowledgeBase)
     assert not any(ch.isdigit() for ch in terms_line)
 
 
+def test_intent_reply_with_many_errors_stays_under_budget(kb: KnowledgeBase) -> None:
+    errors = "".join(f"src/mod{i}.py:{i}: error: undefined name 'thing{i}'\n" for i in range(400))
+    run = Run(NOISE + errors + SUMMARY, exit_code=1, classification=kinds.ERROR)
+    reply = shape_output(run, intent="undefined name thing", knowledge=StoreKnowledge(kb))
+    assert len(reply.text.encode()) < 5_000
+    assert "src/mod0.py:0: error" in reply.text  # the first error is always kept
+    assert "more in the indexed output" in reply.text
+    assert SUMMARY.strip() in reply.text
+
+
 def test_the_reply_never_echoes_the_code(project: Path, kb: KnowledgeBase) -> None:
     code = "# CODE_MARKER_7f3a\nfor i in range(2000): print('row', i, 'value')\n"
     with run_code("python", code, cwd=str(project)) as result:

@@ -27,7 +27,9 @@ def test_arrays_given_as_json_string_or_bare_string():
 
 def test_plain_string_batch_commands_are_labelled():
     assert a.as_commands({"commands": ["ls", "pwd"]}) == [("cmd_1", "ls"), ("cmd_2", "pwd")]
-    assert a.as_commands({"commands": json.dumps([{"label": "l", "command": "ls"}])}) == [("l", "ls")]
+    assert a.as_commands({"commands": json.dumps([{"label": "l", "command": "ls"}])}) == [
+        ("l", "ls")
+    ]
 
 
 def test_missing_required_argument_names_it():
@@ -48,7 +50,17 @@ def test_fetch_requests_single_and_batch():
     ]
 
 
-@given(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(), st.lists(st.text()), st.dictionaries(st.text(), st.integers())))
+@given(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(),
+        st.lists(st.text()),
+        st.dictionaries(st.text(), st.integers()),
+    )
+)
 def test_coercion_either_succeeds_or_raises_argument_error(value):
     for coerce in (a.as_int, a.as_bool, a.as_str_list, a.as_str):
         try:

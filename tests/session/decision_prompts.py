@@ -108,6 +108,19 @@ LABELLED: list[tuple[str, bool, str]] = [
         False,
         "log",
     ),
+    # ---- more, written after the detector (held out while tuning)
+    ("Please use f-strings, not .format()", True, "correction"),
+    ("Next time ask before running migrations.", True, "preference"),
+    ("No need for tests on this one", True, "preference"),
+    ("Would you mind switching to yarn instead of npm?", True, "correction"),
+    ("We don't use semicolons in this codebase.", True, "preference"),
+    ("Merci, mais utilise plutôt la bibliothèque standard.", True, "fr"),
+    ("Ensure the API returns 404 instead of 500 for missing users", False, "request"),
+    ("The CLI prints the help text instead of running, weird.", False, "bug"),
+    ("Add retries, and also make the timeout configurable.", False, "request"),
+    ("I never got the email notification, check the mailer", False, "bug"),
+    ("Could you explain why you used a set instead of a list?", False, "question"),
+    ("It's a bug, not a feature, fix it", False, "request"),
     # ---- mixed: a correction around pasted output (decision)
     (
         "This fails:\n```\nKeyError: 'user'\n```\nDon't catch the KeyError, validate the payload first.",

@@ -88,3 +88,22 @@ def test_a_prompt_after_compaction_gets_the_guide_once_when_the_host_can_show_it
         capture.capture_prompt(hook(tmp_path, ev.USER_PROMPT_SUBMIT, prompt="more"), can_show=True)
         == ""
     )
+
+
+def test_a_corrupt_database_is_replaced_and_capture_goes_on(tmp_path: Path) -> None:
+    from ctxmode import project
+
+    capture.capture_prompt(hook(tmp_path, ev.USER_PROMPT_SUBMIT, prompt="first"))
+    db_path = Path(project.project_db_path(project.resolve_project_root(cwd=str(tmp_path))))
+    for suffix in ("-wal", "-shm"):
+        Path(str(db_path) + suffix).unlink(missing_ok=True)
+    db_path.write_bytes(b"this is not a database" * 100)
+    capture.capture_prompt(hook(tmp_path, ev.USER_PROMPT_SUBMIT, prompt="second"))
+    conn = schema.open_project_db(str(tmp_path))
+    try:
+        assert [e.data for e in store.load_events(conn, "s") if e.type == "user_prompt"] == [
+            "second"
+        ]
+    finally:
+        conn.close()
+    assert list(db_path.parent.glob(db_path.name + ".corrupt-*"))

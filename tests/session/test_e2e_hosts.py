@@ -335,3 +335,19 @@ def test_subagent_prompts_never_replace_the_last_request(tmp_path: Path) -> None
     out = json.loads(run_hook("claude-code", "sessionstart", {**base, "source": "compact"}, root))
     guide = out["hookSpecificOutput"]["additionalContext"]
     assert "Audit the auth module" in guide and "List every call" not in guide
+
+
+def test_a_broken_data_dir_loses_the_events_but_not_the_routing_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "projects").write_text("not a directory")
+    monkeypatch.setenv("CTXMODE_DIR", str(data))
+    base = {"session_id": "broken", "cwd": str(root)}
+    out = json.loads(run_hook("claude-code", "sessionstart", {**base, "source": "startup"}, root))
+    assert "ctx_search" in out["hookSpecificOutput"]["additionalContext"]
+    assert run_hook("claude-code", "userpromptsubmit", {**base, "prompt": "hi"}, root) == ""
+    assert "session continuity" in (data / "logs" / "hook-errors.log").read_text()

@@ -8,15 +8,22 @@ from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
 
 GUIDE = """# Authentication
 To obtain an authentication token, call `createWidgetFactory()` before anything else.
-Tokens are signed with the server key.
+Tokens are signed with the server key and carry the user's scopes. Keep the token in
+memory only: never write it to disk or to logs, and never share it between processes.
+The factory also sets up the retry policy used by every later request.
 
 ## Troubleshooting
 If the token expired, the server answers 401 Unauthorized.
 Refresh tokens rotate daily; request a new one with the refresh endpoint.
+When the clock of the client drifts, signatures fail as well: check the system time
+before anything else, then look at the proxy, which may strip the header entirely.
+Last, compare the scopes in the token with the ones the endpoint requires.
 
 # Databases
 Running migrations on several databases at once is supported.
 Open a connection with sqlite3.connect(path) and keep it for the whole request.
+Each migration runs in its own transaction and records its number, so a crash halfway
+leaves the schema at a known version that the next start continues from.
 
 ```python
 def open_database(path):
@@ -117,7 +124,8 @@ def test_snippet_in_one_giant_line_keeps_the_match(kb):
 
 
 def test_limit_is_honoured_exactly_and_equal_titles_do_not_collapse(kb):
-    body = "".join(f"## Step\nretry number {i} of the flaky download\n\n" for i in range(8))
+    filler = "The mirror answered slowly, so the client waited and tried once more. " * 5
+    body = "".join(f"## Step\nretry number {i} of the flaky download\n{filler}\n\n" for i in range(8))
     kb.index_text("log", body)
     hits = kb.search(["flaky download"], limit=5)[0].hits
     assert len(hits) == 5

@@ -74,9 +74,7 @@ def on_user_prompt_submit(event: HookEvent, host: Host) -> Decision | None:
     from ctxmode.session.capture import capture_prompt, guarded
 
     can_show = _shows_context(event)
-    guide = guarded(
-        capture_prompt, event, can_show=can_show, search_tool=host.prefix + "ctx_search"
-    )
+    guide = guarded(capture_prompt, event, can_show=can_show)
     return Decision.add_context(guide) if guide else None
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ctxmode.sandbox.runner import ExecResult, effective_timeout_ms, run_code
 
 MAX_CONCURRENCY = 8
+SECTION_TEXT_MAX = 8 * 1024 * 1024  # per section in `text()`: bounds memory for huge outputs
 
 
 @dataclass
@@ -36,11 +37,17 @@ class BatchSection:
     def byte_count(self) -> int:
         return self.result.stdout.byte_count if self.result else 0
 
-    def iter_text(self) -> Iterator[str]:
+    def iter_text(self, max_bytes: int | None = None) -> Iterator[str]:
+        """`# <label>`, the output (middle left out beyond `max_bytes`), the note."""
         yield f"# {self.label}\n\n"
         if self.result is not None:
-            yield from self.result.stdout.iter_text()
-            if self.result.stdout.byte_count and not self.result.stdout.head.endswith("\n"):
+            stdout = self.result.stdout
+            if max_bytes is None:
+                yield from stdout.iter_text()
+            else:
+                yield stdout.bounded_text(max_bytes)
+            last = stdout.head if stdout.complete else stdout.tail
+            if stdout.byte_count and not last.endswith("\n"):
                 yield "\n"
         if self.note:
             yield f"({self.note})\n"
@@ -61,13 +68,14 @@ class BatchResult:
     def section_sizes(self) -> list[tuple[str, int]]:
         return [(section.label, section.byte_count) for section in self.sections]
 
-    def iter_text(self) -> Iterator[str]:
-        """All sections in order, in bounded pieces (to index as one source)."""
+    def iter_text(self, max_section_bytes: int | None = None) -> Iterator[str]:
+        """All sections in order, in pieces (to index as one source)."""
         for section in self.sections:
-            yield from section.iter_text()
+            yield from section.iter_text(max_section_bytes)
 
-    def text(self) -> str:
-        return "".join(self.iter_text())
+    def text(self, max_section_bytes: int | None = SECTION_TEXT_MAX) -> str:
+        """All sections as one text; a section beyond `max_section_bytes` keeps its two ends."""
+        return "".join(self.iter_text(max_section_bytes))
 
     def close(self) -> None:
         for section in self.sections:

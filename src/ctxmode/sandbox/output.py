@@ -117,6 +117,18 @@ class StreamOutput:
             return _decode(self.head.encode("utf-8")[offset : offset + size])
         return _decode(self.spool.read_bytes(offset, size))
 
+    def bounded_text(self, max_bytes: int) -> str:
+        """The whole text if within `max_bytes`, else its first and last halves and a marker."""
+        if self.byte_count <= max_bytes:
+            return "".join(self.iter_text())
+        half = max_bytes // 2
+        first = self.read(0, half)
+        first = first[: first.rfind("\n") + 1] or first
+        last = self.read(self.byte_count - half, half)
+        last = last[last.find("\n") + 1 :] or last
+        skipped = self.byte_count - len(first.encode()) - len(last.encode())
+        return f"{first}[… {skipped:,} bytes left out here …]\n{last}"
+
     @property
     def is_blank(self) -> bool:
         return not (self.head.strip() or self.tail.strip())

@@ -217,20 +217,10 @@ def _inline(run: RunOutput) -> str:
 
 def indexable_text(run: RunOutput) -> str:
     """The full output to index (beyond 8 MB a stream keeps its first and last 4 MB)."""
-    text = _bounded(run.stdout)
+    text = run.stdout.bounded_text(INDEX_STREAM_MAX)
     if run.stderr.byte_count:
-        text += "\n--- stderr ---\n" + _bounded(run.stderr)
+        text += "\n--- stderr ---\n" + run.stderr.bounded_text(INDEX_STREAM_MAX)
     return text.replace("\x00", "")  # binary noise would make the store refuse it all
-
-
-def _bounded(stream: StreamOutput) -> str:
-    if stream.byte_count <= INDEX_STREAM_MAX:
-        return "".join(stream.iter_text())
-    half = INDEX_STREAM_MAX // 2
-    first = head_lines(stream.read(0, half), half)
-    last = tail_lines(stream.read(stream.byte_count - half, half), half)
-    skipped = stream.byte_count - _size(first) - _size(last)
-    return f"{first}\n[… {_kb(skipped)} not indexed …]\n{last}"
 
 
 def _header(run: RunOutput, label: str | None, chunks: int) -> str:

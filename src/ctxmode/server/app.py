@@ -89,7 +89,9 @@ def build_server(state: handlers.ServerState) -> Server[Any]:
     async def on_list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[])
 
-    async def on_list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+    async def on_list_resource_templates(
+        ctx: Any, params: Any
+    ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[])
 
     return Server(

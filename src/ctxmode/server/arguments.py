@@ -129,7 +129,9 @@ def as_str_list(args: dict[str, Any], name: str, default: Any = _MISSING) -> Any
     return out
 
 
-def as_choice(args: dict[str, Any], name: str, choices: tuple[str, ...], default: Any = _MISSING) -> Any:
+def as_choice(
+    args: dict[str, Any], name: str, choices: tuple[str, ...], default: Any = _MISSING
+) -> Any:
     value = as_str(args, name, default)
     if value is default:
         return value

@@ -99,6 +99,175 @@ def _stamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
 
 
+# --- ctx_execute / ctx_execute_file / ctx_batch_execute -----------------------------------
+
+
+class LazyKnowledge:
+    """The sandbox's `Knowledge`, opening the project database only if output must be indexed."""
+
+    def __init__(self, state: ServerState) -> None:
+        self._state = state
+        self._stack = contextlib.ExitStack()
+        self._inner = None
+        self.indexed_bytes = 0
+
+    def _store(self):
+        if self._inner is None:
+            from ctxmode.sandbox import StoreKnowledge
+
+            self._inner = StoreKnowledge(self._stack.enter_context(self._state.knowledge()))
+        return self._inner
+
+    def index(self, label: str, text: str) -> int:
+        self.indexed_bytes += len(text.encode("utf-8", "replace"))
+        return self._store().index(label, text)
+
+    def search(self, query: str, label: str, limit: int):
+        return self._store().search(query, label, limit)
+
+    def terms(self, label: str, limit: int) -> list[str]:
+        return self._store().terms(label, limit)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | None:
+    from ctxmode.policy.permissions import evaluate_tool_call
+
+    verdict = evaluate_tool_call(tool, tool_input, state.project_root)
+    if verdict.action == "deny":
+        return Reply(f"Blocked by permission rule {verdict.rule}: {verdict.reason}", is_error=True)
+    return None
+
+
+def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Reply:
+    from ctxmode.sandbox import shape_output, unique_label
+
+    knowledge = LazyKnowledge(state)
+    try:
+        shaped = shape_output(run, intent=intent, label=unique_label(kind), knowledge=knowledge)
+    finally:
+        knowledge.close()
+        run.close()
+    return Reply(
+        shaped.text,
+        is_error=shaped.is_error,
+        bytes_processed=run.total_bytes,
+        bytes_indexed=knowledge.indexed_bytes,
+    )
+
+
+def _language(args: dict) -> str:
+    from ctxmode.server.tools import LANGUAGES
+
+    return a.as_choice(args, "language", LANGUAGES)
+
+
+def handle_execute(state: ServerState, args: dict) -> Reply:
+    from ctxmode.sandbox import run_code
+
+    language = _language(args)
+    code = a.as_str(args, "code")
+    refusal = _policy_refusal(state, "ctx_execute", {"language": language, "code": code})
+    if refusal:
+        return refusal
+    run = run_code(
+        language,
+        code,
+        cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
+        timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+        background=a.as_bool(args, "background", False),
+    )
+    return _shaped_reply(state, run, a.as_str(args, "intent", None), f"exec:{language}")
+
+
+def handle_execute_file(state: ServerState, args: dict) -> Reply:
+    from ctxmode.policy.permissions import is_read_allowed_outside_project, load_rules
+    from ctxmode.sandbox import FileAccessError, run_file
+
+    path = a.as_str(args, "path")
+    language = _language(args)
+    code = a.as_str(args, "code")
+    refusal = _policy_refusal(
+        state, "ctx_execute_file", {"path": path, "language": language, "code": code}
+    )
+    if refusal:
+        return refusal
+    rules = load_rules(state.project_root)
+    try:
+        run = run_file(
+            path,
+            language,
+            code,
+            project_root=state.project_root,
+            timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+            allow_outside=lambda resolved: is_read_allowed_outside_project(resolved, rules),
+        )
+    except FileAccessError as exc:
+        return Reply(str(exc), is_error=True)
+    return _shaped_reply(
+        state, run, a.as_str(args, "intent", None), f"file:{os.path.basename(path)}"
+    )
+
+
+BATCH_SNIPPET_CHARS = 3_000
+BATCH_QUERY_CAP = 60_000
+
+
+def handle_batch(state: ServerState, args: dict) -> Reply:
+    from ctxmode.sandbox import run_batch, unique_label
+
+    commands = a.as_commands(args)
+    queries = a.as_str_list(args, "queries", None) or []
+    scope = a.as_choice(args, "query_scope", ("batch", "global"), "batch")
+    refusal = _policy_refusal(
+        state,
+        "ctx_batch_execute",
+        {"commands": [{"label": name, "command": cmd} for name, cmd in commands]},
+    )
+    if refusal:
+        return refusal
+    with run_batch(
+        commands,
+        cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
+        timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+        concurrency=a.as_int(args, "concurrency", 1, minimum=1, maximum=8),
+    ) as batch:
+        text = batch.text()
+        sections = batch.sections
+        label = unique_label("batch:" + ",".join(section.label for section in sections)[:60])
+        lines = [
+            f"Executed {len(sections)} commands ({text.count(chr(10)):,} lines, "
+            f"{len(text.encode('utf-8', 'replace')) / 1024:.1f} KB) in {batch.duration_ms} ms. "
+            f"Indexed as '{label}'."
+        ]
+        for section in sections:
+            note = f" — {section.note}" if section.note else ""
+            lines.append(f"- {section.label}: {section.byte_count / 1024:.1f} KB{note}")
+    with state.knowledge() as kb:
+        indexed = kb.index_text(label, text, "markdown")
+        if queries:
+            results = kb.search(
+                queries,
+                limit=3,
+                source=label if scope == "batch" else None,
+                snippet_chars=BATCH_SNIPPET_CHARS,
+            )
+            lines.append("")
+            lines.append(render_hits(results, reply_cap=BATCH_QUERY_CAP))
+        terms = kb.distinctive_terms(label, limit=20)
+    if terms:
+        lines.append("\nSearchable terms for follow-up: " + ", ".join(terms))
+    lines.append(f"Follow up with ctx_search(queries=[...], source='{label}').")
+    return Reply(
+        "\n".join(lines),
+        is_error=all(section.result is None or section.result.is_error for section in sections),
+        bytes_processed=len(text.encode("utf-8", "replace")),
+        bytes_indexed=indexed.byte_count,
+    )
+
+
 # --- ctx_search -------------------------------------------------------------------------
 
 
@@ -118,7 +287,9 @@ def render_hits(results, reply_cap: int = SEARCH_REPLY_CAP) -> str:
             block.append(hit.snippet.strip())
         text = "\n".join(block)
         if size + len(text) > reply_cap:
-            parts.append(f"## {result.query}\n(reply size cap reached: narrow the query or use source)")
+            parts.append(
+                f"## {result.query}\n(reply size cap reached: narrow the query or use source)"
+            )
             break
         parts.append(text)
         size += len(text)
@@ -155,7 +326,10 @@ def handle_search(state: ServerState, args: dict) -> Reply:
                 saves_context=False,
             )
         results = kb.search(
-            queries, limit=per_query, source=source, content_type=content_type,
+            queries,
+            limit=per_query,
+            source=source,
+            content_type=content_type,
             snippet_chars=SNIPPET_CHARS,
         )
     if sort == "timeline":
@@ -181,8 +355,12 @@ def handle_index(state: ServerState, args: dict) -> Reply:
         raise a.ArgumentError("give 'content' or 'path'")
     with state.knowledge() as kb:
         if content is not None:
-            result = kb.index_text(source or f"index:{int(time.time() * 1000)}", content, "markdown")
-            return _indexed_reply(result.label, result.chunk_count, result.code_chunk_count, result.byte_count)
+            result = kb.index_text(
+                source or f"index:{int(time.time() * 1000)}", content, "markdown"
+            )
+            return _indexed_reply(
+                result.label, result.chunk_count, result.code_chunk_count, result.byte_count
+            )
         target = os.path.realpath(os.path.join(state.project_root, os.path.expanduser(path)))
         _check_read_allowed(state, target)
         if os.path.isdir(target):
@@ -198,11 +376,14 @@ def handle_index(state: ServerState, args: dict) -> Reply:
                 follow_symlinks=a.as_bool(args, "followSymlinks", False),
             )
             return Reply(
-                _describe_directory(outcome), bytes_indexed=getattr(outcome, "byte_count", 0),
+                _describe_directory(outcome),
+                bytes_indexed=getattr(outcome, "byte_count", 0),
                 saves_context=False,
             )
         result = kb.index_file(target, label=source)
-        return _indexed_reply(result.label, result.chunk_count, result.code_chunk_count, result.byte_count)
+        return _indexed_reply(
+            result.label, result.chunk_count, result.code_chunk_count, result.byte_count
+        )
 
 
 def _indexed_reply(label: str, chunks: int, code: int, size: int) -> Reply:
@@ -253,7 +434,10 @@ def handle_fetch(state: ServerState, args: dict) -> Reply:
     if len(outcomes) == 1:
         text = _describe_fetch(outcomes[0], SINGLE_PREVIEW_CHARS)
     else:
-        counts = {status: sum(o.status == status for o in outcomes) for status in ("new", "cache", "error")}
+        counts = {
+            status: sum(o.status == status for o in outcomes)
+            for status in ("new", "cache", "error")
+        }
         head = (
             f"Fetched {len(outcomes)} URLs: {counts['new']} new, {counts['cache']} cached, "
             f"{counts['error']} failed."
@@ -277,7 +461,7 @@ def _describe_fetch(outcome, preview_chars: int) -> str:
             f"[cache] '{outcome.label}': {outcome.chunk_count} sections, fetched {age} "
             "(force=true to refetch)."
         )
-    title = f" \"{outcome.title}\"" if outcome.title else ""
+    title = f' "{outcome.title}"' if outcome.title else ""
     lines = [
         f"[new] '{outcome.label}'{title}: {outcome.chunk_count} sections, "
         f"{outcome.byte_count / 1024:.1f} KB indexed."
@@ -296,8 +480,10 @@ def handle_stats(state: ServerState, args: dict) -> Reply:
     with state.database() as conn:
         session_rows = stats.totals(conn, session_key=state.session_key)
         project_rows = stats.totals(conn)
-    text = stats.render_report(session_rows, "This session") + "\n\n" + stats.render_report(
-        project_rows, "This project, all sessions"
+    text = (
+        stats.render_report(session_rows, "This session")
+        + "\n\n"
+        + stats.render_report(project_rows, "This project, all sessions")
     )
     return Reply(text, saves_context=False)
 
@@ -322,9 +508,13 @@ def handle_upgrade(state: ServerState, args: dict) -> Reply:
 def handle_purge(state: ServerState, args: dict) -> Reply:
     confirm = a.as_bool(args, "confirm")
     session_id = a.as_str(args, "sessionId", None)
-    scope = a.as_choice(args, "scope", ("session", "project"), "session" if session_id else "project")
+    scope = a.as_choice(
+        args, "scope", ("session", "project"), "session" if session_id else "project"
+    )
     if not confirm:
-        return Reply("Purge cancelled (confirm is false); nothing was deleted.", saves_context=False)
+        return Reply(
+            "Purge cancelled (confirm is false); nothing was deleted.", saves_context=False
+        )
     if scope == "session":
         if not session_id:
             raise a.ArgumentError("scope 'session' needs 'sessionId'")
@@ -376,7 +566,9 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
         f"{size / 1024:.1f} KB indexed.",
     ]
     for source in sorted(sources, key=lambda s: s.byte_count, reverse=True)[:8]:
-        lines.append(f"  {source.label}: {source.chunk_count} sections, {source.byte_count / 1024:.1f} KB")
+        lines.append(
+            f"  {source.label}: {source.chunk_count} sections, {source.byte_count / 1024:.1f} KB"
+        )
     kept = sum(r.bytes_kept_out for r in rows)
     lines.append(
         f"Tool calls: {sum(r.calls for r in rows)}; kept out of context: {kept / 1024:.1f} KB "
@@ -387,6 +579,9 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
 
 
 HANDLERS: dict[str, Callable[[ServerState, dict], Reply]] = {
+    "ctx_execute": handle_execute,
+    "ctx_execute_file": handle_execute_file,
+    "ctx_batch_execute": handle_batch,
     "ctx_search": handle_search,
     "ctx_index": handle_index,
     "ctx_fetch_and_index": handle_fetch,

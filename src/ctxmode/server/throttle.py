@@ -32,11 +32,14 @@ class ThrottleSettings:
     @classmethod
     def from_env(cls) -> ThrottleSettings:
         return cls(
-            window_s=_env_int(("CTXMODE_SEARCH_WINDOW_MS", "CONTEXT_MODE_SEARCH_WINDOW_MS"), 60_000) / 1000,
+            window_s=_env_int(("CTXMODE_SEARCH_WINDOW_MS", "CONTEXT_MODE_SEARCH_WINDOW_MS"), 60_000)
+            / 1000,
             soft_after=_env_int(
                 ("CTXMODE_SEARCH_MAX_RESULTS_AFTER", "CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER"), 3
             ),
-            block_after=_env_int(("CTXMODE_SEARCH_BLOCK_AFTER", "CONTEXT_MODE_SEARCH_BLOCK_AFTER"), 8),
+            block_after=_env_int(
+                ("CTXMODE_SEARCH_BLOCK_AFTER", "CONTEXT_MODE_SEARCH_BLOCK_AFTER"), 8
+            ),
         )
 
 

@@ -163,7 +163,10 @@ TOOLS: list[dict[str, Any]] = [
             {
                 "url": _STR,
                 "source": _STR,
-                "requests": {"type": "array", "items": _obj({"url": _STR, "source": _STR}, ("url",))},
+                "requests": {
+                    "type": "array",
+                    "items": _obj({"url": _STR, "source": _STR}, ("url",)),
+                },
                 "concurrency": _desc(_NUM, "1-8, default 1"),
                 "force": _desc(_BOOL, "Bypass the cache"),
                 "ttl": _desc(_NUM, "Cache lifetime ms, default 24 h"),

@@ -29,6 +29,7 @@ PROJECT_INSTRUCTION_FILES = (
     "KIMI.md", ".github/copilot-instructions.md",
 )  # fmt: skip
 HISTORY_LABEL = "session-events:"
+HOOK_BUSY_MS = 3_000  # a host waits on its hook: better to lose one event than stall the tool call
 
 
 def retention_days() -> float:
@@ -46,9 +47,31 @@ def project_root(event: HookEvent) -> str:
 
 
 def open_db(event: HookEvent) -> sqlite3.Connection:
-    from ctxmode import schema
+    """The project database, waiting at most HOOK_BUSY_MS for a lock (then the call is skipped).
 
-    return schema.open_project_db(project_root(event))
+    An existing, current database is opened directly: the full open (migrations, integrity
+    check, recovery) scans the whole file, a cost that grows with the knowledge base and
+    that every tool call would pay. Anything unusual takes the full path.
+    """
+    import sqlite3
+
+    from ctxmode import project, schema
+
+    root = project_root(event)
+    path = project.project_db_path(root)
+    if os.path.exists(path):
+        conn = None
+        try:
+            conn = db.connect(path, timeout=HOOK_BUSY_MS / 1000)
+            if conn.execute("PRAGMA user_version").fetchone()[0] == len(schema.MIGRATIONS):
+                return conn
+        except sqlite3.DatabaseError:
+            pass
+        if conn is not None:
+            conn.close()
+    conn = schema.open_project_db(root)
+    conn.execute(f"PRAGMA busy_timeout = {HOOK_BUSY_MS}")
+    return conn
 
 
 def _raw_text(event: HookEvent, *names: str) -> str:
@@ -105,9 +128,7 @@ def _last_error_id(conn: sqlite3.Connection, session_id: str) -> int | None:
 # ------------------------------------------------------------------ UserPromptSubmit
 
 
-def capture_prompt(
-    event: HookEvent, *, can_show: bool = False, search_tool: str = "ctx_search"
-) -> str:
+def capture_prompt(event: HookEvent, *, can_show: bool = False) -> str:
     """Store the prompt's events; returns a pending guide to inject ("" if none).
 
     A host with no SessionStart after compaction (it never sends `compact`) gets the
@@ -219,46 +240,54 @@ def index_history(conn: sqlite3.Connection, session_id: str, events: list) -> No
 
 
 def session_start(event: HookEvent, *, search_tool: str = "ctx_search") -> str:
-    """What to append after the routing block for this SessionStart source ("" = nothing)."""
+    """What to append after the routing block for this SessionStart source ("" = nothing).
+
+    startup: rules from instruction files, idle sessions dropped; compact: the snapshot
+    PreCompact built (or one built now); resume: this session's events, else the newest
+    unconsumed snapshot of the project; clear: nothing.
+    """
     source = event.source or "startup"
     sid = event.session_id
     conn = open_db(event)
     try:
         with db.write_transaction(conn):
             store.touch_session(conn, sid, event.project_dir, event.platform)
-            store.insert_events(
-                conn,
-                sid,
-                [Captured("session", "session_start", NOISE, source)],
-                project_dir=event.project_dir,
-            )
-            text = ""
-            if source != "clear":
-                # Our own snapshot first: hosts that never say `compact` (they send startup,
-                # "new" or resume after compacting) still get their guide back.
-                text = store.claim_snapshot(conn, sid, source) or ""
-                if not text and source == "compact":
-                    text = _guide_now(conn, sid, "compact", search_tool)
-                elif not text and source == "resume":
-                    text = _resume(conn, sid, search_tool)
-            if source == "startup" and not text:
-                _startup(conn, event, sid)
+            marker = Captured("session", "session_start", NOISE, source)
+            store.insert_events(conn, sid, [marker], project_dir=event.project_dir)
+            text = _guide_for(conn, sid, source, search_tool)
             if text:
-                store.record_injection(conn, sid, len(text.encode("utf-8")))
-                store.insert_events(
-                    conn, sid, [Captured("session", "snapshot_consumed", NOISE, f"{len(text.encode('utf-8'))} bytes ({source})")],
-                    project_dir=event.project_dir,
-                )  # fmt: skip
+                size = len(text.encode("utf-8"))
+                store.record_injection(conn, sid, size)
+                consumed = Captured(
+                    "session", "snapshot_consumed", NOISE, f"{size} bytes ({source})"
+                )
+                store.insert_events(conn, sid, [consumed], project_dir=event.project_dir)
+            elif source == "startup":
+                _record_rules(conn, event, sid)
             stale = (
                 store.idle_sessions(conn, retention_days(), keep=sid) if source == "startup" else []
             )
-            if stale:
-                store.delete_sessions(conn, stale)
+            store.delete_sessions(conn, stale)
         if stale:
             _drop_history(conn, stale)
         return text
     finally:
         conn.close()
+
+
+def _guide_for(conn: sqlite3.Connection, sid: str, source: str, search_tool: str) -> str:
+    if source == "clear":
+        return ""
+    # The session's own snapshot first: hosts that never say `compact` (they send
+    # startup, "new" or resume after compacting) still get their guide back.
+    text = store.claim_snapshot(conn, sid, source)
+    if text:
+        return text
+    if source == "compact":
+        return _guide_now(conn, sid, "compact", search_tool)
+    if source == "resume":
+        return _resume(conn, sid, search_tool)
+    return ""
 
 
 def _guide_now(conn: sqlite3.Connection, sid: str, source: str, search_tool: str) -> str:
@@ -287,7 +316,7 @@ def _resume(conn: sqlite3.Connection, sid: str, search_tool: str) -> str:
     return claimed[1] if claimed is not None else ""
 
 
-def _startup(conn: sqlite3.Connection, event: HookEvent, sid: str) -> None:
+def _record_rules(conn: sqlite3.Connection, event: HookEvent, sid: str) -> None:
     """Record the project's instruction files as rules, and the session's settings."""
     root = event.project_dir or os.getcwd()
     events: list[Captured] = []

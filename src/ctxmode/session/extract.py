@@ -383,110 +383,121 @@ def urls_in(text: str, limit: int = 5) -> list[str]:
     return found
 
 
-# ------------------------------------------------------------------ entry point
+# ------------------------------------------------------------------ per tool
 
 
-def tool_events(call: ToolCall) -> list[Captured]:
-    """Everything one tool call tells us, errors first (at most one per call)."""
-    tool, tool_input = call.tool, call.tool_input
-    text = tooltext.output_text(call.output)
-    events: list[Captured] = []
-    failure = call_failed(call, text)
-    if failure:
-        events.append(
-            Captured(
-                "error", "error_tool", CRITICAL, f"{describe(call)} → {one_line(failure, 240)}"
-            )
-        )
-    path = text_arg(tool_input, "file_path", "path", "filePath", "notebook_path", "absolute_path")
-    if tool == "Bash":
-        events.extend(bash_events(call, text))
-        for url in urls_in(text_arg(tool_input, "command"), 3):
-            events.append(Captured("external-ref", "external_ref", LOW, url))
-    elif tool == "Read" and path:
-        rel = rel_path(path, call.project_dir)
-        if is_instruction_file(path):
-            events.append(Captured("rule", "rule", CRITICAL, rel))
-            if text.strip() and not failure:
-                events.append(Captured("rule", "rule_content", LOW, f"{rel}\n{text[:1800]}"))
-        else:
-            events.append(Captured("file", "file_read", NORMAL, rel))
-    elif tool in EDIT_TOOLS and path and not failure:
-        events.append(Captured("file", "file_edit", CRITICAL, rel_path(path, call.project_dir)))
-    elif tool in WRITE_TOOLS and path and not failure:
-        kind = "plan_file" if "/plans/" in path.replace("\\", "/") else "file_write"
-        category = "plan" if kind == "plan_file" else "file"
-        events.append(
-            Captured(
-                category,
-                kind,
-                CRITICAL if category == "file" else NORMAL,
-                rel_path(path, call.project_dir),
-            )
-        )
-    elif tool == "apply_patch":
-        events.extend(
-            patch_events(text_arg(tool_input, "input", "patch", "command"), call.project_dir)
-        )
-    elif tool == "Glob":
-        events.append(Captured("file", "file_glob", LOW, text_arg(tool_input, "pattern")))
-    elif tool == "Grep":
-        where = text_arg(tool_input, "path", "dir_path", "include")
-        events.append(
-            Captured(
-                "file",
-                "file_search",
-                LOW,
-                f"{text_arg(tool_input, 'pattern', 'query')} in {where or '.'}",
-            )
-        )
-    elif tool in TASK_LIST_TOOLS:
-        task = task_list_event(tool_input)
-        if task is not None:
-            events.append(task)
-    elif tool == "TaskCreate":
-        subject = text_arg(tool_input, "subject", "description", "title")
-        events.append(
-            Captured("task", "task_create", CRITICAL, f"{_task_id(text)}\t{one_line(subject, 160)}")
-        )
-    elif tool == "TaskUpdate":
+def file_events(call: ToolCall, text: str, failed: bool) -> list[Captured]:
+    """Reads (instruction files become rules), edits and writes; a failed change is no change."""
+    raw_path = text_arg(
+        call.tool_input, "file_path", "path", "filePath", "notebook_path", "absolute_path"
+    )
+    if not raw_path:
+        return []
+    path = rel_path(raw_path, call.project_dir)
+    if call.tool == "Read":
+        if not is_instruction_file(raw_path):
+            return [Captured("file", "file_read", NORMAL, path)]
+        events = [Captured("rule", "rule", CRITICAL, path)]
+        if text.strip() and not failed:
+            events.append(Captured("rule", "rule_content", LOW, f"{path}\n{text[:1800]}"))
+        return events
+    if failed:
+        return []
+    if call.tool in EDIT_TOOLS:
+        return [Captured("file", "file_edit", CRITICAL, path)]
+    if "/plans/" in raw_path.replace("\\", "/"):
+        return [Captured("plan", "plan_file", NORMAL, path)]
+    return [Captured("file", "file_write", CRITICAL, path)]
+
+
+def shell_events(call: ToolCall, text: str) -> list[Captured]:
+    events = bash_events(call, text)
+    for url in urls_in(text_arg(call.tool_input, "command"), 3):
+        events.append(Captured("external-ref", "external_ref", LOW, url))
+    return events
+
+
+def task_events(call: ToolCall, text: str) -> list[Captured]:
+    tool_input = call.tool_input
+    if call.tool == "TaskCreate":
+        subject = one_line(text_arg(tool_input, "subject", "description", "title"), 160)
+        return [Captured("task", "task_create", CRITICAL, f"{_task_id(text)}\t{subject}")]
+    if call.tool == "TaskUpdate":
         task_id = str(tool_input.get("taskId") or tool_input.get("id") or "")
-        status = text_arg(tool_input, "status") or "updated"
-        events.append(
+        status = (text_arg(tool_input, "status") or "updated").lower()
+        subject = text_arg(tool_input, "subject")
+        return [Captured("task", "task_update", CRITICAL, f"{task_id}\t{status}\t{subject}")]
+    task = task_list_event(tool_input)
+    return [task] if task is not None else []
+
+
+def simple_events(call: ToolCall, text: str) -> list[Captured]:
+    """Tools whose event is one line of their input."""
+    tool, tool_input = call.tool, call.tool_input
+    if tool == "Glob":
+        return [Captured("file", "file_glob", LOW, text_arg(tool_input, "pattern"))]
+    if tool == "Grep":
+        where = text_arg(tool_input, "path", "dir_path", "include") or "."
+        return [
             Captured(
-                "task",
-                "task_update",
-                CRITICAL,
-                f"{task_id}\t{status.lower()}\t{text_arg(tool_input, 'subject')}",
+                "file", "file_search", LOW, f"{text_arg(tool_input, 'pattern', 'query')} in {where}"
             )
-        )
-    elif tool in AGENT_TOOLS:
-        events.extend(agent_events(call, text))
-    elif tool in ("EnterPlanMode", "ExitPlanMode"):
-        events.extend(plan_events(call, text))
-    elif tool == "Skill":
-        events.append(
+        ]
+    if tool == "Skill":
+        return [
             Captured(
                 "skill",
                 "skill",
                 NORMAL,
                 text_arg(tool_input, "skill", "name", "command") or "skill",
             )
-        )
-    elif tool == "AskUserQuestion":
-        events.append(question_event(call, text))
-    elif tool in ("WebFetch", "WebSearch"):
-        target = text_arg(tool_input, "url", "query")
-        if target:
-            events.append(Captured("external-ref", "external_ref", LOW, target[:300]))
-    elif tool in ("EnterWorktree", "ExitWorktree"):
-        events.append(
+        ]
+    if tool in ("EnterWorktree", "ExitWorktree"):
+        return [
             Captured(
                 "env", "worktree", NORMAL, f"{tool} {text_arg(tool_input, 'path', 'name')}".strip()
             )
-        )
-    elif tool.startswith(("mcp__", "mcp_", "MCP:", "@")) or "ctx_" in tool:
-        events.append(mcp_event(tool, tool_input))
+        ]
+    target = text_arg(tool_input, "url", "query")  # WebFetch, WebSearch
+    return [Captured("external-ref", "external_ref", LOW, target[:300])] if target else []
+
+
+TOOL_HANDLERS = {
+    "Bash": shell_events,
+    "apply_patch": lambda call, text: patch_events(text_arg(call.tool_input, "input", "patch", "command"), call.project_dir),
+    "TaskCreate": task_events,
+    "TaskUpdate": task_events,
+    **dict.fromkeys(TASK_LIST_TOOLS, task_events),
+    **dict.fromkeys(AGENT_TOOLS, agent_events),
+    "EnterPlanMode": plan_events,
+    "ExitPlanMode": plan_events,
+    "AskUserQuestion": lambda call, text: [question_event(call, text)],
+    **dict.fromkeys(("Glob", "Grep", "Skill", "EnterWorktree", "ExitWorktree", "WebFetch", "WebSearch"), simple_events),
+}  # fmt: skip
+
+
+def is_mcp_tool(tool: str) -> bool:
+    return tool.startswith(("mcp__", "mcp_", "MCP:", "@")) or "ctx_" in tool
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def tool_events(call: ToolCall) -> list[Captured]:
+    """Everything one tool call tells us, its error first (at most one per call)."""
+    text = tooltext.output_text(call.output)
+    failure = call_failed(call, text)
+    events: list[Captured] = []
+    if failure:
+        summary = f"{describe(call)} → {one_line(failure, 240)}"
+        events.append(Captured("error", "error_tool", CRITICAL, summary))
+    tool = call.tool
+    if tool == "Read" or tool in EDIT_TOOLS or tool in WRITE_TOOLS:
+        events.extend(file_events(call, text, bool(failure)))
+    elif tool in TOOL_HANDLERS:
+        events.extend(TOOL_HANDLERS[tool](call, text))
+    elif is_mcp_tool(tool):
+        events.append(mcp_event(tool, call.tool_input))
     if not failure and _user_rejected(text):
         events.append(
             Captured("rejected", "rejected", HIGH, f"{describe(call)}: rejected by the user")

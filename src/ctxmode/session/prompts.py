@@ -25,7 +25,7 @@ _STANDING = re.compile(
     r"\b(from now on|going forward|from here on|in (the )?future|by default|as a rule|"
     r"every time|each time|no more|stop (using|doing|adding|writing|calling)|"
     r"i('d| would) rather|i prefer|we prefer|prefer(ably)? (to )?|rather than|"
-    r"instead|don'?t ever|never ever)\b"
+    r"instead|don'?t ever|never ever|next time)\b|, not "
     r"|ab jetzt|von nun an|künftig|stattdessen|\bstatt\b|lieber|\bniemals\b|"
     r"à partir de maintenant|désormais|dorénavant|au lieu de|plutôt|je préfère|"
     r"a partir de ahora|de ahora en adelante|en lugar de|en vez de|prefiero|"
@@ -42,6 +42,7 @@ _DIRECTIVE_START = re.compile(
     r"avoid|stop|keep (it|them|using|the)|stick (to|with)|only (use|change|touch|edit|modify)|"
     r"make sure (you|to) (always|never|don'?t)|switch to|let'?s (use|go with|stick|switch|keep|not)|"
     r"we (use|don'?t use|always|never|should always|should never|should use|should not)|"
+    r"no need (for|to)|there'?s no need to|"
     r"you (should|must) (always|never|not|use)|you shouldn'?t|no[,.!]? (use|don'?t|not|that)|"
     r"no[,.!] |nope|wrong|that'?s (wrong|not (it|right|what))|not like that|"
     r"leave (it|the|them|\w+) (alone|as is|as-is)|"
@@ -63,7 +64,8 @@ _NOT_A_DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 _POLITE = re.compile(
-    r"^(can|could|would|will) (you|u) (please )?(use|switch|stop|change|avoid|keep|make|go|try)\b"
+    r"^(can|could|would|will) (you|u) (please |mind )?(use|using|switch|switching|stop|change|"
+    r"changing|avoid|keep|make|go|going|try|write|writing|put|move|moving)\b"
     r".*\b(instead|rather|from now on|always|never|anymore|any more)\b",
     re.IGNORECASE,
 )
@@ -210,7 +212,7 @@ def _imperative_context(core: str, marker: str) -> bool:
     "from now on run ruff" instruct.
     """
     lower = core.lower()
-    if re.search(r"\b(from now on|going forward|from here on|by default|as a rule|no more|"
+    if re.search(r"\b(from now on|going forward|from here on|by default|as a rule|no more|next time|"
                  r"i('d| would) rather|i prefer|we prefer|stop \w+ing|don'?t ever)\b", lower):  # fmt: skip
         return True
     if not marker.isascii() or marker.lower() in FOREIGN_ASCII_MARKERS:

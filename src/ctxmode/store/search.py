@@ -18,6 +18,9 @@ from ctxmode.store import snippets, terms
 from ctxmode.store.terms import QueryTerm
 
 RRF_K = 60
+CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
+RERANK_POOL = 15  # fused chunks whose matches are examined
+SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
 EXPANSIONS_PER_TERM = 6
 TYPO_CANDIDATES = 200
 FRAGMENT_CANDIDATES = 300
@@ -125,11 +128,12 @@ def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
     return found[0] if found else None
 
 
-def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> int:
-    """How many chunks contain `word` (counted up to `cap`): common words win typo ties."""
+def _chunk_frequency(conn: sqlite3.Connection, words: str | list[str], cap: int = 1000) -> int:
+    """How many chunks contain any of `words` (counted up to `cap`)."""
+    match = terms.fts_any([words] if isinstance(words, str) else words)
     return conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
-        ('"' + word + '"', cap),
+        (match, cap),
     ).fetchone()[0]
 
 
@@ -339,7 +343,16 @@ def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
     return best
 
 
-def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int], int]:
+def _described(text: str, line_end: int) -> bool:
+    """Whether the line after `line_end` reads as a description (a few words of prose)."""
+    following = text[line_end + 1 : line_end + 200].lstrip("\n").split("\n", 1)[0]
+    return len(_WORDS.findall(following)) >= 4
+
+
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+
+
+def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int], set[int]]:
     """Terms that open a line ("SO_REUSEPORT (since ...)", "--autostash"): definitions; and
     the most distinct terms found together on one line."""
     defined: set[int] = set()
@@ -347,11 +360,16 @@ def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int
     for start, _, term in matches:
         line_start = text.rfind("\n", 0, start) + 1
         line_end = text.find("\n", start)
-        line = text[line_start : len(text) if line_end < 0 else line_end].strip()
-        if len(text[line_start:start].strip()) <= DEFINITION_LEAD and len(line) <= DEFINITION_LINE:
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end].strip()
+        if (
+            len(text[line_start:start].strip()) <= DEFINITION_LEAD
+            and len(line) <= DEFINITION_LINE
+            and _described(text, line_end)
+        ):
             defined.add(term)
         per_line.setdefault(line_start, set()).add(term)
-    return defined, max((len(t) for t in per_line.values()), default=0)
+    return defined, max(per_line.values(), key=len, default=set())
 
 
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
@@ -377,12 +395,16 @@ def features(title: str, content: str, keys: list[set[str]]) -> Features:
     n = len(keys)
     if n == 0:
         return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+    def share(found: set[int]) -> float:
+        return len(found) / n
+
     text, in_content = _matches(content, keys)
     in_title = {m[2] for m in _matches(title, keys)[1]}
     present = {m[2] for m in in_content} | in_title
-    defined, on_one_line = _line_facts(text, in_content)
+    defined, best_line = _line_facts(text, in_content)
     if n == 1:
-        return Features(len(present), 1.0, 1.0, on_one_line, len(in_title), len(defined))
+        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), len(defined))
     span = _min_span(in_content, n) if len(present) == n else None
     proximity = 1.0 / (1.0 + span / (40.0 * n)) if span is not None else 0.0
     adjacent = 0
@@ -392,12 +414,12 @@ def features(title: str, content: str, keys: list[set[str]]) -> Features:
         if any(0 <= s - e <= ADJACENT_GAP for e in ends for s in starts[:50]):
             adjacent += 1
     return Features(
-        len(present) / n,
+        share(present),
         proximity,
         adjacent / (n - 1),
-        on_one_line / n,
-        len(in_title) / n,
-        len(defined) / n,
+        share(best_line),
+        share(in_title),
+        share(defined),
     )
 
 
@@ -413,7 +435,7 @@ def run_query(
     score = half fused rank (RRF) + half BM25 relative to the best, plus the re-rank
     boost: the fused order still counts, the boost decides between close candidates.
     """
-    depth = max(3 * limit, 10)
+    depth = max(3 * limit, CANDIDATE_DEPTH)
     filters = _filter_sql(source, content_type)
     lists = candidate_lists(conn, plan, limit, depth, filters)
     fused = _fuse(lists)
@@ -424,7 +446,7 @@ def run_query(
         for chunk_id, value in ranked:
             relevance.setdefault(chunk_id, value)
     best_relevance = max(relevance.values()) or 1.0
-    pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, 10)]
+    pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, RERANK_POOL)]
     top = pool[0][1]
     keys = _term_keys(plan)
     out = []
@@ -433,5 +455,29 @@ def run_query(
         base = (1 - BM25_SHARE) * score / top + BM25_SHARE * relevance[chunk_id] / best_relevance
         total = base + RERANK_WEIGHT * features(title, content, keys).boost()
         out.append(Candidate(chunk_id, score, total, title, content))
-    out.sort(key=lambda c: (c.score, c.fused), reverse=True)
-    return out[:limit]
+    return _diverse(conn, out, limit)
+
+
+def _diverse(conn: sqlite3.Connection, scored: list[Candidate], limit: int) -> list[Candidate]:
+    """The best `limit`, each further hit from an already shown source slightly demoted, so
+    three near-identical chunks of one changelog do not hide every other source."""
+    marks = ",".join("?" * len(scored))
+    source_of = dict(
+        conn.execute(
+            f"SELECT id, source_id FROM kb_chunks WHERE id IN ({marks})",
+            [c.chunk_id for c in scored],
+        ).fetchall()
+    )
+    remaining = sorted(scored, key=lambda c: (c.score, c.fused), reverse=True)
+    shown: dict[int, int] = {}
+    chosen: list[Candidate] = []
+    while remaining and len(chosen) < limit:
+        best = max(
+            remaining,
+            key=lambda c: c.score - SAME_SOURCE_PENALTY * shown.get(source_of[c.chunk_id], 0),
+        )
+        remaining.remove(best)
+        chosen.append(best)
+        source = source_of[best.chunk_id]
+        shown[source] = shown.get(source, 0) + 1
+    return chosen

@@ -46,14 +46,16 @@ def find_words(text: str, words: Iterable[str]) -> list[Span]:
     return sorted(spans)
 
 
-def _snap_left(text: str, pos: int, floor: int) -> int:
-    space = text.find(" ", pos, pos + 20)
-    return space + 1 if space >= 0 and space + 1 > floor else max(pos, floor)
+def _snap_left(text: str, pos: int, match_start: int) -> int:
+    """Move a cut forward to the next space (never past the match)."""
+    space = text.find(" ", pos, min(pos + 20, match_start))
+    return space + 1 if space >= 0 else pos
 
 
-def _snap_right(text: str, pos: int, ceiling: int) -> int:
-    space = text.rfind(" ", pos - 20, pos)
-    return space if space > 0 and space < ceiling else min(pos, ceiling)
+def _snap_right(text: str, pos: int, match_end: int) -> int:
+    """Move a cut back to the previous space (never before the match)."""
+    space = text.rfind(" ", max(pos - 20, match_end), pos)
+    return space if space >= 0 else pos
 
 
 def _line_window(text: str, span: Span) -> Span:
@@ -63,8 +65,8 @@ def _line_window(text: str, span: Span) -> Span:
     end = len(text) if end < 0 else end
     if end - start > 2 * LONG_LINE_RADIUS:
         return (
-            _snap_left(text, max(start, span[0] - LONG_LINE_RADIUS), start),
-            _snap_right(text, min(end, span[1] + LONG_LINE_RADIUS), end),
+            _snap_left(text, max(start, span[0] - LONG_LINE_RADIUS), span[0]),
+            _snap_right(text, min(end, span[1] + LONG_LINE_RADIUS), span[1]),
         )
     if start > 0:
         prev = text.rfind("\n", 0, start - 1) + 1

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ctxmode.sandbox.runtimes import SUPPORTED_LANGUAGES, prepare_source
+from ctxmode.sandbox.runtimes import SUPPORTED_LANGUAGES
+from ctxmode.sandbox.sources import prepare_source
 
 
 def test_there_are_twelve_languages() -> None:

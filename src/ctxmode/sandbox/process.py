@@ -1,0 +1,224 @@
+"""Child processes and their work dirs: process groups, waiting, killing, backgrounding.
+
+A child runs in its own session, so its process group holds everything it
+starts: a timeout kills the group (SIGTERM, a grace, SIGKILL), and whatever is
+left when the leader exits is killed too unless the run was backgrounded.
+Work dirs live under `<data root>/tmp/exec-*` with an `owner.pid` file, so dirs
+left by a crashed server are swept on the next start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ctxmode import paths
+from ctxmode.sandbox.output import Spool
+
+KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+OUTPUT_CAP_BYTES = 100 * 1024 * 1024  # stdout + stderr; past it the group is killed
+POLL_S = 0.05  # how often a running child's output size is checked
+
+
+# ---------------------------------------------------------------- work dirs
+
+
+def tmp_root() -> str:
+    """`<data root>/tmp`, where work dirs and spools live (never the system /tmp)."""
+    return paths.ensure_dir(os.path.join(paths.data_root(), "tmp"))
+
+
+_OWNER_FILE = "owner.pid"
+_swept = False
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_work_dirs(root: str, max_age_s: float = 86_400) -> int:
+    """Remove work dirs whose owner process is gone (e.g. left by a crashed server)."""
+    removed = 0
+    for name in os.listdir(root):
+        directory = os.path.join(root, name)
+        if not name.startswith("exec-") or not os.path.isdir(directory):
+            continue
+        try:
+            with open(os.path.join(directory, _OWNER_FILE), encoding="ascii") as handle:
+                stale = not _pid_alive(int(handle.read().strip() or 0))
+        except (OSError, ValueError):
+            stale = time.time() - os.path.getmtime(directory) > max_age_s
+        if stale:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def make_work_dir() -> str:
+    global _swept
+    root = tmp_root()
+    if not _swept:
+        _swept = True
+        sweep_stale_work_dirs(root)
+    work_dir = tempfile.mkdtemp(prefix="exec-", dir=root)
+    write_owner(work_dir, os.getpid())
+    return work_dir
+
+
+def write_owner(work_dir: str, pid: int) -> None:
+    with open(os.path.join(work_dir, _OWNER_FILE), "w", encoding="ascii") as handle:
+        handle.write(str(pid))
+
+
+# ---------------------------------------------------------------- processes
+
+
+@dataclass
+class ProcessEnd:
+    exit_code: int | None
+    timed_out: bool = False
+    backgrounded: bool = False
+    output_capped: bool = False
+    process: subprocess.Popen[bytes] | None = None  # set when backgrounded
+    compile_failed: bool = False
+    start_error: str | None = None
+
+
+def kill_group(process: subprocess.Popen[bytes], grace_s: float = KILL_GRACE_S) -> None:
+    """SIGTERM the process group, wait up to `grace_s` for the leader, then SIGKILL the group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=grace_s)
+    # Members that ignored SIGTERM (or were busy dying) still share the group id.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def run_process(
+    argv: tuple[str, ...],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    stdout: Spool,
+    stderr: Spool | None,
+    deadline: float | None,
+    detach_at: float | None = None,
+) -> ProcessEnd:
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=stdout.fileno(),
+        stderr=(stderr or stdout).fileno(),
+        start_new_session=True,  # own process group: a timeout kills grandchildren too
+    )
+    with _ExitWatch(process) as watch:
+        while True:
+            now = time.monotonic()
+            limits = [t for t in (deadline, detach_at) if t is not None]
+            exit_code = watch.wait(min([POLL_S, *(t - now for t in limits)]))
+            if exit_code is not None:
+                return ProcessEnd(exit_code)
+            now = time.monotonic()
+            if detach_at is not None and now >= detach_at:
+                return ProcessEnd(None, backgrounded=True, process=process)
+            if deadline is not None and now >= deadline:
+                kill_group(process)
+                return ProcessEnd(process.returncode, timed_out=True)
+            written = stdout.size() + (stderr.size() if stderr else 0)
+            if written > OUTPUT_CAP_BYTES:
+                kill_group(process)
+                return ProcessEnd(process.returncode, output_capped=True)
+
+
+def _kill_leftovers(group_id: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group_id, signal.SIGKILL)
+
+
+class _ExitWatch:
+    """Waits for a child's exit: woken by a pidfd where Linux has them, else by polling."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.pidfd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.pidfd = os.pidfd_open(process.pid)
+
+    def wait(self, timeout_s: float) -> int | None:
+        """The exit code, or None if still running after `timeout_s`.
+
+        When the leader exits, what it left running in its group is killed: a call's
+        processes end with the call unless it is backgrounded. With a pidfd this
+        happens while the leader is still unreaped, so the group id cannot be reused.
+        """
+        timeout_s = max(timeout_s, 0.0)
+        if self.pidfd is None:
+            try:
+                code = self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                return None
+            _kill_leftovers(self.process.pid)
+            return code
+        readable, _, _ = select.select([self.pidfd], [], [], timeout_s)
+        if not readable:
+            return None
+        _kill_leftovers(self.process.pid)
+        return self.process.wait()
+
+    def __enter__(self) -> _ExitWatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+
+_background: dict[int, subprocess.Popen[bytes]] = {}
+_background_lock = threading.Lock()
+
+
+def watch_background(process: subprocess.Popen[bytes], work_dir: str) -> None:
+    """Remove the work dir once the backgrounded process exits."""
+
+    def reap() -> None:
+        process.wait()
+        with _background_lock:
+            _background.pop(process.pid, None)
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+    with _background_lock:
+        _background[process.pid] = process
+    write_owner(work_dir, process.pid)
+    threading.Thread(target=reap, name=f"ctxmode-bg-{process.pid}", daemon=True).start()
+
+
+def stop_background_processes(grace_s: float = KILL_GRACE_S) -> int:
+    """Terminate every backgrounded process group (called at server shutdown)."""
+    with _background_lock:
+        processes = list(_background.values())
+    for process in processes:
+        kill_group(process, grace_s)
+    return len(processes)
+
+
+atexit.register(stop_background_processes)
