@@ -99,10 +99,14 @@ async def timed_call(client: Any, tool: str, **arguments: Any) -> tuple[float, s
 SERVER_IMPORTS = "import ctxmode.server.app"  # everything the server imports before answering
 
 
-def bare_run_s(argv: list[str]) -> float:
+def bare_ready_s(statement: str) -> float:
+    """Spawn -> `statement` done (a line on stdout); interpreter shutdown not counted."""
+    argv = [sys.executable, "-c", f"{statement}; print('ready', flush=True)"]
     started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL) as child:
+        assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
+        elapsed = time.perf_counter() - started
+    return elapsed
 
 
 async def cold_start_s(params: Any) -> float:
@@ -124,9 +128,9 @@ def start_up(params: Any, runs: int) -> dict[str, list[float]]:
     anyio.run(cold_start_s, params)  # warm the page cache and .pyc files first
     out: dict[str, list[float]] = {"pass": [], "import_mcp": [], "server_imports": [], "cold": []}
     for _ in range(runs):
-        out["pass"].append(ms(bare_run_s([sys.executable, "-c", "pass"])))
-        out["import_mcp"].append(ms(bare_run_s([sys.executable, "-c", "import mcp"])))
-        out["server_imports"].append(ms(bare_run_s([sys.executable, "-c", SERVER_IMPORTS])))
+        out["pass"].append(ms(bare_ready_s("pass")))
+        out["import_mcp"].append(ms(bare_ready_s("import mcp")))
+        out["server_imports"].append(ms(bare_ready_s(SERVER_IMPORTS)))
         out["cold"].append(ms(anyio.run(cold_start_s, params)))
     return out
 

@@ -94,8 +94,6 @@ def _open_and_migrate(path: str, migrations: Sequence[Migration]) -> sqlite3.Con
     try:
         conn.execute("PRAGMA schema_version").fetchone()
         migrate(conn, migrations)
-        if conn.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
-            raise sqlite3.DatabaseError("quick_check failed")
     except BaseException:
         conn.close()
         raise

@@ -42,7 +42,10 @@ def test_other_payload_fields(fixture_payload):
     prompt = copilot.parse(fixture_payload("copilot-cli", "userpromptsubmit"), "userpromptsubmit")
     assert prompt.prompt == "Refactor the parser"
     stop = copilot.parse(fixture_payload("copilot-cli", "stop"), "agentstop")
-    assert stop.event == ev.STOP and stop.session_id == UUID  # transcript UUID wins
+    # sessionId wins: postToolUse has no transcriptPath, so the UUID would split the session.
+    assert stop.event == ev.STOP and stop.session_id == "cop-session-1"
+    bare = copilot.parse({"transcriptPath": f"/x/{UUID}.jsonl"}, "agentstop")
+    assert bare.session_id == UUID
     for source, expected in (("startup", "startup"), ("resume", "resume"), ("new", "startup")):
         start = copilot.parse(
             fixture_payload("copilot-cli", f"sessionstart-{source}"), "sessionstart"

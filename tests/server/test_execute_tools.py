@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -103,7 +104,7 @@ wait
 """
 
     async def scenario(session):
-        return await session.call("ctx_execute", language="shell", code=code, timeout="1500")
+        return await session.call("ctx_execute", language="shell", code=code, timeout="2500")
 
     text, _ = mcp_run(scenario, env=settings_env)
     assert "timed out" in text.lower(), text
@@ -203,42 +204,54 @@ def test_batch_accepts_plain_string_commands_and_string_concurrency(mcp_run, set
     assert "cmd_1" in text and "cmd_2" in text
 
 
-def test_deny_rule_in_project_settings_refuses_shell_commands(mcp_run, settings_env):
+def test_deny_rules_in_project_settings_refuse_commands_and_reads(mcp_run, settings_env):
     project = mcp_run.project
-    write_project_settings(project, {"deny": ["Bash(rm:*)"]})
+    write_project_settings(project, {"deny": ["Bash(rm:*)", "Read(.env)"]})
     victim = project / "keep-me.txt"
     victim.write_text("still here\n")
+    (project / ".env").write_text(f"TOKEN={SECRET}\n")
 
     async def scenario(session):
-        return (
-            await session.call(
-                "ctx_execute", language="shell", code="echo hi && rm -f keep-me.txt"
+        rm_python = "import os\nos.system('rm -f keep-me.txt')"
+        cleanup = [{"label": "clean", "command": "rm keep-me.txt"}]
+        calls = {
+            "shell": ("ctx_execute", {"language": "shell", "code": "echo hi && rm -f keep-me.txt"}),
+            "python": ("ctx_execute", {"language": "python", "code": rm_python}),
+            "batch": ("ctx_batch_execute", {"commands": cleanup, "queries": ["anything"]}),
+            "read": (
+                "ctx_execute_file",
+                {"path": ".env", "language": "python", "code": "print(FILE_CONTENT)"},
             ),
-            await session.call(
-                "ctx_batch_execute",
-                commands=[{"label": "cleanup", "command": "rm keep-me.txt"}],
-                queries=["anything"],
-            ),
-            await session.call("ctx_execute", language="shell", code="echo allowed-still"),
-        )
+            "other": ("ctx_execute", {"language": "shell", "code": "echo allowed-still"}),
+        }
+        return {name: await session.call(tool, **args) for name, (tool, args) in calls.items()}
 
-    (shell, shell_err), (batch, batch_err), (other, other_err) = mcp_run(scenario, env=settings_env)
-    assert shell_err and "Bash(rm:*)" in shell, shell
-    assert batch_err and "Bash(rm:*)" in batch, batch
+    replies = mcp_run(scenario, env=settings_env)
+    for name in ("shell", "python", "batch"):
+        text, is_error = replies[name]
+        assert is_error and "Bash(rm:*)" in text, (name, text)
+    text, is_error = replies["read"]
+    assert is_error and "Read(.env)" in text and SECRET not in text, text
     assert victim.exists()
-    assert not other_err and "allowed-still" in other
+    text, is_error = replies["other"]
+    assert not is_error and "allowed-still" in text
 
 
-def test_background_process_is_detached_and_reported(mcp_run, settings_env):
+def test_background_process_is_detached_then_stopped_with_the_server(mcp_run, settings_env):
     async def scenario(session):
         return await session.call(
             "ctx_execute",
             language="shell",
-            code="echo serving; exec sleep 30",
+            code="echo serving-pid=$$; exec sleep 60",
             background="true",
             timeout="800",
         )
 
     text, is_error = mcp_run(scenario, env=settings_env)
     assert not is_error, text
-    assert "serving" in text and "background" in text.lower()
+    assert "serving-pid=" in text and "background" in text.lower()
+    pid = int(re.search(r"serving-pid=(\d+)", text).group(1))
+    deadline = time.monotonic() + 5
+    while is_running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the server stops it on exit; give the kill a moment to land
+    assert not is_running(pid), "a background process outlived the server"

@@ -75,7 +75,9 @@ def test_long_lines_are_cut_at_whitespace_when_there_is_some():
 
 def test_markdown_splits_on_headings_with_breadcrumb_titles():
     body = "words of this section " * 30  # over the small-section size: nothing merges
-    text = f"{body}\n# A\n{body}\n## B\n{body}\n### C\n{body}\n#### D\n{body}\n## E\n{body}\n##### x\n"
+    text = (
+        f"{body}\n# A\n{body}\n## B\n{body}\n### C\n{body}\n#### D\n{body}\n## E\n{body}\n##### x\n"
+    )
     chunks = chunk_markdown(text)
     assert [c.title for c in chunks] == [
         "Untitled",

@@ -73,6 +73,8 @@ def test_reindexing_a_label_replaces_it_and_duplicates_nothing(kb):
         ("createWid", "Authentication"),  # identifier fragment
         ("WidgetFactory", "Authentication"),  # camelCase part
         ("sqlite3.connect", "Databases"),  # dotted identifier
+        ("open_datab", "Databases"),  # fragment of a snake_case identifier (prefix)
+        ("sqlite3.conect", "Databases"),  # typo inside a dotted identifier
         ("authentcation", "Authentication"),  # 1-letter typo
         ("Unauthorzed tokn", "Authentication > Troubleshooting"),  # typos in two words
         ("how do I refresh an expired token?", "Authentication > Troubleshooting"),  # question
@@ -125,7 +127,9 @@ def test_snippet_in_one_giant_line_keeps_the_match(kb):
 
 def test_limit_is_honoured_exactly_and_equal_titles_do_not_collapse(kb):
     filler = "The mirror answered slowly, so the client waited and tried once more. " * 5
-    body = "".join(f"## Step\nretry number {i} of the flaky download\n{filler}\n\n" for i in range(8))
+    body = "".join(
+        f"## Step\nretry number {i} of the flaky download\n{filler}\n\n" for i in range(8)
+    )
     kb.index_text("log", body)
     hits = kb.search(["flaky download"], limit=5)[0].hits
     assert len(hits) == 5

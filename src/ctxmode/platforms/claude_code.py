@@ -113,11 +113,11 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
 
 # --------------------------------------------------------------- installer (off the hook path)
 
-# Which tools each hook needs to see (host matchers are regexes). PostToolUse only shapes
-# external-MCP output for now; session capture will widen it to every tool.
+# Which tools each hook needs to see (host matchers are regexes). PostToolUse sees every
+# tool: session capture records edits, commands, errors and tasks from all of them.
 MATCHERS = {
     "PreToolUse": "Bash|Read|Grep|WebFetch|Agent|Task|mcp__.*",
-    "PostToolUse": "mcp__.*",
+    "PostToolUse": "",
     "PreCompact": "",
     "SessionStart": "",
     "UserPromptSubmit": "",

@@ -55,9 +55,11 @@ def parse(payload: dict, host_event: str) -> HookEvent:
         event.prompt = common.prompt_text(common.first_present(raw, keys))
     if not event.transcript_path:
         event.transcript_path = fields.text(raw, "transcriptPath")
-    uuid = fields.transcript_uuid(event.transcript_path)
-    if uuid:
-        event.session_id = uuid
+    # Only some events carry transcriptPath; the explicit sessionId keeps them all in one session.
+    if not fields.text(raw, "sessionId", "session_id"):
+        uuid = fields.transcript_uuid(event.transcript_path)
+        if uuid:
+            event.session_id = uuid
     return event
 
 

@@ -41,7 +41,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
 
 MATCHERS = {
     "PreToolUse": "run_shell_command|read_file|read_many_files|grep_search|web_fetch|agent|mcp__.*",
-    "PostToolUse": "mcp__.*",
+    "PostToolUse": "",
     "PreCompact": "",
     "SessionStart": "",
     "UserPromptSubmit": "",

@@ -143,7 +143,31 @@ def _find_typescript() -> Runtime | None:
 
 def _find_python() -> Runtime | None:
     found = _first("python", [("python3", ()), ("python", ())])
-    return found or Runtime("python", "python", sys.executable, (), ".py")
+    if found is None:
+        return Runtime("python", "python", sys.executable, (), ".py")
+    real = _through_shim(found.binary)
+    return Runtime("python", found.name, real, found.args, found.extension) if real else found
+
+
+def _through_shim(binary: str) -> str | None:
+    """The interpreter a version-manager shim (pyenv, asdf) would exec, asked once.
+
+    A shim is a shell script that costs ~100-200 ms per start; running the real
+    interpreter directly keeps the same version without paying that on every call.
+    """
+    if os.sep + "shims" + os.sep not in binary:
+        return None
+    try:
+        out = subprocess.run(
+            [binary, "-c", "import sys; print(sys.executable)"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out if out and os.path.isfile(out) and os.access(out, os.X_OK) else None
 
 
 def _find_shell() -> Runtime | None:

@@ -537,18 +537,17 @@ def kb_connection(kb: KnowledgeBase) -> sqlite3.Connection:
     return kb.conn
 
 
-# Tables other packages may add to the project database that hold per-session data.
-SESSION_TABLE_HOOKS: list[Callable[[sqlite3.Connection, str | None], int]] = []
-
-
 def purge_session(conn: sqlite3.Connection, session_id: str) -> int:
-    return sum(hook(conn, session_id) for hook in SESSION_TABLE_HOOKS)
+    from ctxmode.session import purge_rows
+
+    return purge_rows(conn, session_id)
 
 
 def purge_project_rows(conn: sqlite3.Connection) -> int:
     from ctxmode import db
+    from ctxmode.session import purge_rows
 
-    removed = sum(hook(conn, None) for hook in SESSION_TABLE_HOOKS)
+    removed = purge_rows(conn, None)
     with db.write_transaction(conn):
         removed += conn.execute("DELETE FROM tool_calls").rowcount
     return removed

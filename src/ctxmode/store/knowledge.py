@@ -257,10 +257,8 @@ class KnowledgeBase:
         label = label or self._default_label(real)
         stream = _FileStream(real)
         meta = {"fmt": fmt, "file_path": real, "url": None, "session_id": None}
-        if fmt == "json":  # JSON must be parsed whole; the stream still hashes and checks it
-            chunks: Iterable[Chunk] = iter_chunks(stream.lines(), "json")
-        else:
-            chunks = iter_chunks(stream.lines(), fmt)
+        # Line formats stream block by block; JSON is parsed whole (still read in blocks).
+        chunks = iter_chunks(stream.lines(), fmt)
         try:
             return self._replace_source(
                 label, chunks, meta, lambda: (stream.sha.hexdigest(), stat.st_mtime, stream.size)

@@ -1,10 +1,12 @@
 """Answering one query against the knowledge-base tables.
 
-Pipeline: parse and quote the terms; check each against the index; expand fragments
-to real words through the trigram index over the vocabulary; correct typos (trigram
-candidates re-ranked by edit distance); run porter AND (then OR), exact-phrase and
-fragment-expanded queries; fuse them by reciprocal rank; re-rank the top by term
-coverage, proximity, phrase adjacency and title matches, keeping the fused score.
+Pipeline: parse and quote the terms (stopwords dropped); check each against the index;
+expand fragments to real words through the trigram index over the vocabulary, or as a
+prefix; correct typos (trigram candidates re-ranked by edit distance); run three ranked
+FTS5 queries (every term, topped up with all-but-one; all terms NEAR each other; the
+fragment expansions); fuse them by reciprocal rank; re-rank the top by term coverage,
+proximity, adjacency, same-line and title matches and definition lines, added to the
+fused score (so the fused order still counts); demote repeats from one source.
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ RRF_K = 60
 CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
 RERANK_POOL = 15  # fused chunks whose matches are examined
 SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
+LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
 EXPANSIONS_PER_TERM = 6
 TYPO_CANDIDATES = 200
 FRAGMENT_CANDIDATES = 300
 RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
 DEFINITION_LEAD = 4  # at most this many chars before a term that opens a line ("SO_", "--")
+SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
-BM25_SHARE = 0.0  # of the base score; the rest is the fused (RRF) rank
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
 
 
@@ -143,7 +146,10 @@ def _in_vocabulary(conn: sqlite3.Connection, word: str) -> bool:
 
 def _matches_anything(conn: sqlite3.Connection, word: str) -> bool:
     match = terms.fts_any([word])
-    return conn.execute("SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
+    return (
+        conn.execute("SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT 1", (match,)).fetchone()
+        is not None
+    )
 
 
 def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
@@ -403,8 +409,9 @@ def features(title: str, content: str, keys: list[set[str]]) -> Features:
     in_title = {m[2] for m in _matches(title, keys)[1]}
     present = {m[2] for m in in_content} | in_title
     defined, best_line = _line_facts(text, in_content)
-    if n == 1:
-        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), len(defined))
+    if n == 1:  # one identifier: where it is defined is what matters
+        defines = SINGLE_TERM_DEFINES * len(defined)
+        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), defines)
     span = _min_span(in_content, n) if len(present) == n else None
     proximity = 1.0 / (1.0 + span / (40.0 * n)) if span is not None else 0.0
     adjacent = 0
@@ -432,8 +439,7 @@ def run_query(
 ) -> list[Candidate]:
     """The best `limit` chunks for a planned query, highlighted and scored.
 
-    score = half fused rank (RRF) + half BM25 relative to the best, plus the re-rank
-    boost: the fused order still counts, the boost decides between close candidates.
+    score = fused (RRF) score relative to the best + RERANK_WEIGHT x the match-shape boost.
     """
     depth = max(3 * limit, CANDIDATE_DEPTH)
     filters = _filter_sql(source, content_type)
@@ -441,33 +447,32 @@ def run_query(
     fused = _fuse(lists)
     if not fused:
         return []
-    relevance: dict[int, float] = {}
-    for ranked in lists:
-        for chunk_id, value in ranked:
-            relevance.setdefault(chunk_id, value)
-    best_relevance = max(relevance.values()) or 1.0
     pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, RERANK_POOL)]
     top = pool[0][1]
     keys = _term_keys(plan)
+    source_of, leads = _sources(conn, [chunk_id for chunk_id, _ in pool])
     out = []
     for chunk_id, score in pool:
         title, content = _highlight(conn, plan, chunk_id)
-        base = (1 - BM25_SHARE) * score / top + BM25_SHARE * relevance[chunk_id] / best_relevance
-        total = base + RERANK_WEIGHT * features(title, content, keys).boost()
-        out.append(Candidate(chunk_id, score, total, title, content))
-    return _diverse(conn, out, limit)
+        boost = features(title, content, keys).boost() + LEAD_WEIGHT * (chunk_id in leads)
+        out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
+    return _diverse(out, source_of, limit)
 
 
-def _diverse(conn: sqlite3.Connection, scored: list[Candidate], limit: int) -> list[Candidate]:
+def _sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> tuple[dict[int, int], set[int]]:
+    """Each chunk's source, and which chunks open their source (a page's summary)."""
+    marks = ",".join("?" * len(chunk_ids))
+    rows = conn.execute(
+        "SELECT c.id, c.source_id, (SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id)"
+        f" FROM kb_chunks c WHERE c.id IN ({marks})",
+        chunk_ids,
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}, {row[0] for row in rows if row[0] == row[2]}
+
+
+def _diverse(scored: list[Candidate], source_of: dict[int, int], limit: int) -> list[Candidate]:
     """The best `limit`, each further hit from an already shown source slightly demoted, so
     three near-identical chunks of one changelog do not hide every other source."""
-    marks = ",".join("?" * len(scored))
-    source_of = dict(
-        conn.execute(
-            f"SELECT id, source_id FROM kb_chunks WHERE id IN ({marks})",
-            [c.chunk_id for c in scored],
-        ).fetchall()
-    )
     remaining = sorted(scored, key=lambda c: (c.score, c.fused), reverse=True)
     shown: dict[int, int] = {}
     chosen: list[Candidate] = []
