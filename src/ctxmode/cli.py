@@ -51,7 +51,11 @@ register("doctor", "ctxmode.commands.doctor", "Check runtimes, SQLite FTS5, stor
 register("stats", "ctxmode.commands.stats", "Show what was kept out of context, per tool.")
 register("session", "ctxmode.commands.session", "Session memory for command-line work.")
 register("run", "ctxmode.commands.run", "Run a command with session context; record it.")
-register("setup", "ctxmode.commands.setup", "Register ctxmode hooks with a host (claude-code, qwen-code, ...).")
+register(
+    "setup",
+    "ctxmode.commands.setup",
+    "Register ctxmode hooks with a host (claude-code, qwen-code, ...).",
+)
 register("index", "ctxmode.commands.index", "Index a file, directory or stdin for search.")
 register("search", "ctxmode.commands.search", "Search the project's knowledge base.")
 register("purge", "ctxmode.commands.purge", "Delete everything indexed for this project.")

@@ -157,8 +157,18 @@ def test_unique_labels_are_never_reused() -> None:
 
 def test_matching_lines_prefers_lines_with_intent_words() -> None:
     snippet = "200 OK /health\nGET /api 500 Internal Server Error\nretrying\n"
-    assert matching_lines(snippet, "server errors") == ["GET /api 500 Internal Server Error"]
+    assert matching_lines(snippet, "server errors", context=0) == [
+        "GET /api 500 Internal Server Error"
+    ]
     assert matching_lines(snippet, "zebra") == ["200 OK /health"]
+
+
+def test_matching_lines_show_their_neighbours_and_mark_gaps() -> None:
+    snippet = "\n".join(f"line {i}" for i in range(10)) + "\nline 5 needle\n" + "tail\n" * 5
+    shown = matching_lines(snippet, "needle", context=1)
+    assert shown == ["line 9", "line 5 needle", "tail"]
+    two = matching_lines("a key\nb\nc\nd\ne\nf key\n", "key", limit=2, context=1)
+    assert two == ["a key", "b", "…", "e", "f key"]
 
 
 def test_searchable_terms_drop_numbers_and_ids() -> None:
@@ -168,9 +178,10 @@ def test_searchable_terms_drop_numbers_and_ids() -> None:
 
 def test_matching_lines_prefer_lines_with_more_intent_words() -> None:
     snippet = "worker alpha ok\nworker beta ok\nworker beta crashed\nworker gamma ok\n"
-    assert matching_lines(snippet, "worker crashed", limit=1) == ["worker beta crashed"]
-    assert matching_lines(snippet, "worker crashed", limit=2) == [
+    assert matching_lines(snippet, "worker crashed", limit=1, context=0) == ["worker beta crashed"]
+    assert matching_lines(snippet, "worker crashed", limit=2, context=0) == [
         "worker alpha ok",
+        "…",
         "worker beta crashed",
     ]
 

@@ -89,7 +89,7 @@ def test_failing_code_reports_exit_code_and_stderr(mcp_run, settings_env):
 
     text, is_error = mcp_run(scenario, env=settings_env)
     assert is_error
-    assert "boom-on-stderr" in text and "1" in text
+    assert "boom-on-stderr" in text and "exit code: 1" in text.lower(), text
 
 
 def test_timeout_kills_the_whole_process_tree(mcp_run, settings_env, tmp_path):
@@ -202,6 +202,24 @@ def test_batch_accepts_plain_string_commands_and_string_concurrency(mcp_run, set
     assert not is_error, text
     assert "alpha-marker-one" in text and "beta-marker-two" in text
     assert "cmd_1" in text and "cmd_2" in text
+
+
+def test_small_batch_output_is_shown_inline_and_large_output_is_answered_from_the_index(
+    mcp_run, settings_env
+):
+    big = "python3 -c \"[print('filler line', i) for i in range(4000)]; print('needle-7 found here')\""
+
+    async def scenario(session):
+        small = await session.call("ctx_batch_execute", commands=["echo tiny-output-q"])
+        large = await session.call(
+            "ctx_batch_execute", commands=[big] * 3, queries=["needle-7 found"] * 4, timeout=0
+        )
+        return small, large
+
+    (small, small_err), (large, large_err) = mcp_run(scenario, env=settings_env)
+    assert not small_err and "tiny-output-q" in small
+    assert not large_err and "needle-7 found here" in large
+    assert len(large.encode()) < 6_000
 
 
 def test_deny_rules_in_project_settings_refuse_commands_and_reads(mcp_run, settings_env):

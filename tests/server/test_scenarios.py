@@ -352,11 +352,6 @@ def test_json_needle_comes_back_from_execute_file(scenario):
     assert f'"id": "{NEEDLE_ID}"' in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="intent replies keep only the lines naming the intent: the planted record's other "
-    "fields (one per line in pretty-printed JSON) are left out; ctx_search shows them",
-)
 def test_json_needle_fields_come_back_from_execute_file(scenario):
     text = reply_of(scenario, "records_file")
     assert "zephyr-ops" in text and "quarantined" in text

@@ -103,6 +103,13 @@ def test_raw_user_text_never_breaks_the_query(kb, query):
     kb.search([query])  # no exception
 
 
+def test_empty_and_very_long_queries_are_answered(kb):
+    kb.index_text("guide", GUIDE)
+    assert kb.search(["", "   ", "***"])[0].hits == []
+    long_query = "token " + " ".join(f"word{i}" for i in range(500))
+    kb.search([long_query])  # bounded work, no error
+
+
 def test_hyphenated_words_match_as_a_phrase(kb):
     kb.index_text("guide", GUIDE + "\n# Extra\nfoo-bar and c++ appear here\n")
     assert top(kb, "foo-bar").title == "Extra"

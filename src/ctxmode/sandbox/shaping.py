@@ -30,6 +30,7 @@ INDEX_STREAM_MAX = 8 * 1024 * 1024  # per stream: first and last halves are inde
 SEARCH_LIMIT = 5
 TERMS_LIMIT = 10
 MAX_LINES_PER_PASSAGE = 4
+CONTEXT_LINES = 2  # lines shown around each matching line
 
 
 # ---------------------------------------------------------------- contracts
@@ -289,9 +290,13 @@ def _related(a: str, b: str) -> bool:
     return long.startswith(short) and (len(short) >= 4 or short == long)
 
 
-def matching_lines(snippet: str, intent: str, limit: int = MAX_LINES_PER_PASSAGE) -> list[str]:
-    """The lines of `snippet` matching the most words of `intent`, in their order.
+def matching_lines(
+    snippet: str, intent: str, limit: int = MAX_LINES_PER_PASSAGE, context: int = CONTEXT_LINES
+) -> list[str]:
+    """The lines of `snippet` matching the most words of `intent`, with `context` lines around.
 
+    Neighbouring lines carry what a match means (the other fields of a matched record,
+    the message under a matched timestamp); a gap between windows is marked with "…".
     A snippet without any matching line gives its first non-blank line.
     """
     wanted = {word.lower() for word in _WORD.findall(intent)}
@@ -303,9 +308,20 @@ def matching_lines(snippet: str, intent: str, limit: int = MAX_LINES_PER_PASSAGE
 
     scored = [(score(line), index) for index, line in enumerate(lines)]
     best = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], item[1]))
-    chosen = sorted(index for _, index in best[:limit])
-    picked = [lines[index] for index in chosen] or lines[:1]
-    return [clip_line(line.strip(), 200) for line in picked]
+    matched = sorted(index for _, index in best[:limit])
+    if not matched:
+        return [clip_line(line.strip(), 200) for line in lines[:1]]
+    shown: set[int] = set()
+    for index in matched:
+        shown.update(range(max(0, index - context), min(len(lines), index + context + 1)))
+    picked: list[str] = []
+    previous = None
+    for index in sorted(shown):
+        if previous is not None and index != previous + 1:
+            picked.append("…")
+        picked.append(clip_line(lines[index].rstrip(), 200))
+        previous = index
+    return picked
 
 
 def searchable_terms(terms: Iterable[str], limit: int = TERMS_LIMIT) -> list[str]:

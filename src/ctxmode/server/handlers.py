@@ -158,6 +158,15 @@ def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Rep
     )
 
 
+BATCH_INLINE_LIMIT = 5_000  # bytes of output shown as is instead of searched
+BATCH_ANSWER_BUDGET = 4_000  # chars shared by all query answers: the reply stays small
+
+
+def _timeout_ms(args: dict) -> int | None:
+    """`timeout` in ms; 0 (what models send for "default") means the default."""
+    return a.as_int(args, "timeout", None, minimum=0) or None
+
+
 def _language(args: dict) -> str:
     from ctxmode.server.tools import LANGUAGES
 
@@ -176,7 +185,7 @@ def handle_execute(state: ServerState, args: dict) -> Reply:
         language,
         code,
         cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
-        timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+        timeout_ms=_timeout_ms(args),
         background=a.as_bool(args, "background", False),
     )
     return _shaped_reply(state, run, a.as_str(args, "intent", None), f"exec:{language}")
@@ -201,7 +210,7 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
             language,
             code,
             project_root=state.project_root,
-            timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+            timeout_ms=_timeout_ms(args),
             allow_outside=lambda resolved: is_read_allowed_outside_project(resolved, rules),
         )
     except FileAccessError as exc:
@@ -209,10 +218,6 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
     return _shaped_reply(
         state, run, a.as_str(args, "intent", None), f"file:{os.path.basename(path)}"
     )
-
-
-BATCH_SNIPPET_CHARS = 3_000
-BATCH_QUERY_CAP = 60_000
 
 
 def handle_batch(state: ServerState, args: dict) -> Reply:
@@ -231,7 +236,7 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
     with run_batch(
         commands,
         cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
-        timeout_ms=a.as_int(args, "timeout", None, minimum=1),
+        timeout_ms=_timeout_ms(args),
         concurrency=a.as_int(args, "concurrency", 1, minimum=1, maximum=8),
     ) as batch:
         text = batch.text()
@@ -245,25 +250,30 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
         for section in sections:
             note = f" — {section.note}" if section.note else ""
             lines.append(f"- {section.label}: {section.byte_count / 1024:.1f} KB{note}")
+    size = len(text.encode("utf-8", "replace"))
+    inline = size <= BATCH_INLINE_LIMIT
+    terms: list[str] = []
     with state.knowledge() as kb:
         indexed = kb.index_text(label, text, "markdown")
-        if queries:
+        if inline:
+            lines.extend(["", text.rstrip()])
+        if queries and not (inline and scope == "batch"):
             results = kb.search(
                 queries,
                 limit=3,
                 source=label if scope == "batch" else None,
-                snippet_chars=BATCH_SNIPPET_CHARS,
+                snippet_chars=max(400, min(1_500, BATCH_ANSWER_BUDGET // (2 * len(queries)))),
             )
-            lines.append("")
-            lines.append(render_hits(results, reply_cap=BATCH_QUERY_CAP))
-        terms = kb.distinctive_terms(label, limit=20)
+            lines.extend(["", render_hits(results, reply_cap=BATCH_ANSWER_BUDGET)])
+        if not inline:
+            terms = kb.distinctive_terms(label, limit=20)
     if terms:
         lines.append("\nSearchable terms for follow-up: " + ", ".join(terms))
     lines.append(f"Follow up with ctx_search(queries=[...], source='{label}').")
     return Reply(
         "\n".join(lines),
         is_error=all(section.result is None or section.result.is_error for section in sections),
-        bytes_processed=len(text.encode("utf-8", "replace")),
+        bytes_processed=size,
         bytes_indexed=indexed.byte_count,
     )
 

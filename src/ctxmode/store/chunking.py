@@ -226,23 +226,23 @@ def merged_title(titles: list[str]) -> str:
     return " > ".join(x for x in (head, ", ".join(rests)) if x)
 
 
-def _root(title: str) -> str:
-    return title.split(" > ", 1)[0]
+def _parent(title: str) -> str:
+    """ "A > B > C" -> "A > B"; "" for a top-level title."""
+    return title.rsplit(" > ", 1)[0] if " > " in title else ""
 
 
 def merge_small_sections(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
-    """A tiny section (a man page's NAME line) joins the next section of the same top-level
-    heading when both fit in one chunk: alone it has too little text to rank, or to show as
-    a useful snippet."""
+    """A tiny section (a man page's NAME line) joins its next sibling section when both fit in
+    one chunk: alone it has too little text to rank, or to show as a useful snippet."""
     held: Chunk | None = None
     titles: list[str] = []
     for chunk in chunks:
         if held is not None:
             name = chunk.title.rsplit(" > ", 1)[-1]
             joined = f"{held.content}\n\n{name}\n{chunk.content}"
-            same_document = held.title == "Untitled" or _root(held.title) == _root(chunk.title)
+            siblings = _parent(titles[-1]) == _parent(chunk.title) != ""
             fits = nbytes(joined) <= MAX_CHUNK_BYTES
-            if same_document and fits and _PART_SUFFIX.search(chunk.title) is None:
+            if siblings and fits and _PART_SUFFIX.search(chunk.title) is None:
                 kind: Kind = "code" if "code" in (held.kind, chunk.kind) else "prose"
                 held = Chunk(held.title, joined, kind)
                 titles.append(chunk.title)

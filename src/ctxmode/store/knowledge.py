@@ -25,7 +25,6 @@ from ctxmode import db, schema
 from ctxmode.store import search as searching
 from ctxmode.store import snippets, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
-from ctxmode.store.walk import WalkOptions, walk_files
 
 BATCH_CHUNKS = 256
 MAX_SOURCE_VOCABULARY = 200_000
@@ -350,6 +349,8 @@ class KnowledgeBase:
         progress: Callable[[int, int], None] | None = None,
     ) -> DirectoryIndexResult:
         """Index each wanted file under `path` as its own source "<prefix>:<relpath>"."""
+        from ctxmode.store.walk import WalkOptions, walk_files  # pathspec: only when needed
+
         real = os.path.realpath(path)
         if not os.path.isdir(real):
             raise StoreInputError(f"no such directory: {path}")

@@ -16,6 +16,7 @@ CAMEL_HINT = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 VOCAB_MIN, VOCAB_MAX = 3, 32
+MAX_QUERY_TERMS = 12  # a pasted paragraph is searched by its first dozen content words
 
 # English function words and question phrasing. Words that carry meaning in technical
 # text (once, off, over, up, down, out, before, after, not, no) are deliberately kept.
@@ -94,7 +95,7 @@ def parse_query(raw: str) -> list[QueryTerm]:
             seen.add(parts)
             terms.append(QueryTerm(piece, parts))
     content = [t for t in terms if not (len(t.parts) == 1 and t.parts[0] in STOPWORDS)]
-    return content or terms
+    return (content or terms)[:MAX_QUERY_TERMS]
 
 
 def fts_phrase(word: str) -> str:
