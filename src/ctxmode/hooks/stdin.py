@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import paths
+from ctxmode import fastjson, paths
 
 IDLE_ENV = ("CTXMODE_HOOK_STDIN_IDLE_MS", "CONTEXT_MODE_HOOK_STDIN_IDLE_MS")
 DEFAULT_IDLE_MS = 1500
@@ -90,49 +90,15 @@ def _read_with_thread(fd: int, idle_ms: int) -> bytes:
     return b"".join(chunks)
 
 
-class _ScannerContext:
-    """The attributes `_json.make_scanner` reads (what json.JSONDecoder would provide)."""
-
-    strict = False  # hosts may send raw control characters inside strings
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
-
-
-_scan_once = None
 _WHITESPACE = " \t\n\r"
 
 
 def loads(text: str) -> object:
-    """Parse one JSON document (whitespace around it allowed); PayloadError otherwise."""
-    global _scan_once
-    if _scan_once is None:
-        import _json
-
-        _scan_once = _json.make_scanner(_ScannerContext())
-    start = len(text) - len(text.lstrip(_WHITESPACE))
+    """Parse one JSON document; PayloadError (with the position) otherwise."""
     try:
-        value, end = _scan_once(text, start)
-    except StopIteration as stop:
-        raise PayloadError(f"malformed JSON at offset {stop.value}") from None
-    except (ValueError, RecursionError) as error:
-        raise PayloadError(f"malformed JSON: {str(error)[:120]}") from None
-    except SystemError:
-        # The C scanner builds its error from json.decoder, which it expects to be
-        # imported already; import it (error path only) and scan again for the message.
-        if "json.decoder" in sys.modules:
-            raise PayloadError("malformed JSON") from None
-        import json.decoder  # noqa: F401
-
-        return loads(text)
-    if text[end:].strip(_WHITESPACE):
-        raise PayloadError(f"malformed JSON: extra data at offset {end}")
-    return value
+        return fastjson.loads(text)
+    except ValueError as error:
+        raise PayloadError(str(error)) from None
 
 
 def parse_payload(data: bytes) -> dict:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import paths
+from ctxmode import fastjson, paths
 from ctxmode.policy.commands import analyse_command, extract_shell_strings
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
@@ -158,7 +158,7 @@ def rules_from_settings(data: bytes, source: str = "") -> tuple[list[Rule] | Non
     if not text.strip():
         return None, ""
     try:
-        document = _parse_json(text)
+        document = fastjson.loads(text)
     except ValueError as error:
         return None, f"malformed JSON ({error})"
     if not isinstance(document, dict):
@@ -198,36 +198,6 @@ def parse_rule(text: str, action: str, source: str = "") -> Rule | None:
     if not tool or "(" in tool or ")" in tool or " " in tool:
         return None
     return Rule(action, tool, pattern, text, source)
-
-
-class _ScannerContext:
-    """What `_json.make_scanner` reads; `import json` would cost more than the decision."""
-
-    strict = False
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return float({"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[name])
-
-
-def _parse_json(text: str) -> object:
-    import _json
-
-    scan = _json.make_scanner(_ScannerContext())
-    start = len(text) - len(text.lstrip())
-    try:
-        value, end = scan(text, start)
-    except StopIteration as stop:
-        raise ValueError(f"at offset {stop.value}") from None
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    if text[end:].strip():
-        raise ValueError(f"extra data at offset {end}")
-    return value
 
 
 # -- Bash rules -------------------------------------------------------------------------
