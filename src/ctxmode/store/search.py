@@ -460,14 +460,17 @@ def run_query(
 
 
 def _sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> tuple[dict[int, int], set[int]]:
-    """Each chunk's source, and which chunks open their source (a page's summary)."""
+    """Each chunk's source, and which chunks open a structured document (its summary, like a
+    man page's NAME). A log's or a changelog's first chunk is no summary: plain text and
+    code get no lead."""
     marks = ",".join("?" * len(chunk_ids))
     rows = conn.execute(
-        "SELECT c.id, c.source_id, (SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id)"
-        f" FROM kb_chunks c WHERE c.id IN ({marks})",
+        "SELECT c.id, c.source_id, s.fmt = 'markdown' AND c.id = "
+        "(SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id) "
+        f"FROM kb_chunks c JOIN kb_sources s ON s.id = c.source_id WHERE c.id IN ({marks})",
         chunk_ids,
     ).fetchall()
-    return {row[0]: row[1] for row in rows}, {row[0] for row in rows if row[0] == row[2]}
+    return {row[0]: row[1] for row in rows}, {row[0] for row in rows if row[2]}
 
 
 def _diverse(scored: list[Candidate], source_of: dict[int, int], limit: int) -> list[Candidate]:
