@@ -6,8 +6,10 @@ The corpus is built at run time from what this machine ships: English man pages
 (sections 1-8, rendered to text by man-db, cached under bench/.corpus/), the Node.js API
 markdown in /usr/share/doc/nodejs/api, and Debian changelogs/READMEs as plain-text filler.
 Python's own documentation is deliberately left out (kept for independent checks).
-The labelled queries live in bench/search_queries.json; each names the document that
-must exist and a line that a correct hit's snippet must contain.
+The labelled queries live in bench/search_queries.json (the set the store was tuned on) and
+bench/search_queries_holdout.json (written before tuning, never tuned on); each names the
+document that must exist and a line that a correct hit's snippet must contain. `--queries
+PATH` (repeatable) picks the sets; each set is scored and judged on its own.
 Exit code is 0 whatever the numbers (a benchmark, not a gate); 2 when the corpus cannot
 be built (missing tool or page), with the command that fixes it.
 """
@@ -36,6 +38,7 @@ REPO_DIR = BENCH_DIR.parent
 CORPUS_CACHE = BENCH_DIR / ".corpus"
 WORK_DIR = BENCH_DIR / ".work"
 QUERIES_FILE = BENCH_DIR / "search_queries.json"
+HOLDOUT_FILE = BENCH_DIR / "search_queries_holdout.json"
 
 MAN_ROOT = Path("/usr/share/man")
 MAN_SECTIONS = ("man1", "man2", "man3", "man4", "man5", "man6", "man7", "man8")
@@ -586,9 +589,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--keep", action="store_true", help="keep the temp data root in bench/.work"
     )
+    parser.add_argument(
+        "--queries",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help=f"a labelled query set (repeatable; default {QUERIES_FILE.name}); "
+        f"'holdout' means {HOLDOUT_FILE.name}, 'both' means the two",
+    )
     # Another module with the same KnowledgeBase API (to try the harness on a stand-in store).
     parser.add_argument("--store-module", default="ctxmode.store.knowledge", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def query_files(given: list[Path] | None) -> list[Path]:
+    files: list[Path] = []
+    for path in given or [QUERIES_FILE]:
+        if str(path) == "both":
+            files += [QUERIES_FILE, HOLDOUT_FILE]
+        else:
+            files.append(HOLDOUT_FILE if str(path) == "holdout" else path)
+    return list(dict.fromkeys(files))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -596,16 +617,19 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (1 if args.quick else 3)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"ctxmode search benchmark ({'quick' if args.quick else 'full'}); load average {load}")
+    files = query_files(args.queries)
     try:
-        queries = load_queries()
+        sets = {path: load_queries(path) for path in files}
+        every = [q for queries in sets.values() for q in queries]
         started = time.perf_counter()
-        docs = build_corpus(args.quick, required_docs(queries))
-        check_answers(queries, docs)
-    except SetupError as exc:
+        docs = build_corpus(args.quick, required_docs(every))
+        check_answers(every, docs)
+    except (SetupError, OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         print(f"the labelled documents ship in: {install_command()}", file=sys.stderr)
         return 2
-    print(f"corpus ready in {time.perf_counter() - started:.1f} s; {len(queries)} queries")
+    counts = ", ".join(f"{path.name} {len(queries)}" for path, queries in sets.items())
+    print(f"corpus ready in {time.perf_counter() - started:.1f} s; queries: {counts}")
     WORK_DIR.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="search-", dir=WORK_DIR))
     data_root, project_root = work / "data", work / "project"
@@ -619,12 +643,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             print(f"indexing {len(docs):,} documents into {data_root} ...")
             stats = index_corpus(kb, docs)
-            outcomes, timings = run_queries(kb, queries, rounds)
+            runs = {path: run_queries(kb, queries, rounds) for path, queries in sets.items()}
         finally:
             kb.close()
-        print_speed(docs, stats, dir_size(data_root), timings)
-        print_quality(outcomes)
-        print_verdict(stats, timings, outcomes, args.quick)
+        for path, (outcomes, timings) in runs.items():
+            print(f"\n==================== query set: {path.name}")
+            print_speed(docs, stats, dir_size(data_root), timings)
+            print_quality(outcomes)
+            print_verdict(stats, timings, outcomes, args.quick)
     finally:
         if args.keep:
             print(f"kept {work}")

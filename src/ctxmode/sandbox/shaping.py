@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,7 +26,6 @@ from ctxmode.sandbox.output import StreamOutput
 
 INLINE_LIMIT = 5_000  # bytes of output returned as is
 REPLY_BUDGET = 4_900  # bytes the whole shaped reply stays under
-INDEX_STREAM_MAX = 8 * 1024 * 1024  # per stream: first and last halves are indexed beyond it
 SEARCH_LIMIT = 5
 TERMS_LIMIT = 10
 MAX_LINES_PER_PASSAGE = 4
@@ -45,8 +44,8 @@ class Passage:
 class Knowledge(Protocol):
     """What shaping needs from the knowledge base."""
 
-    def index(self, label: str, text: str) -> int:
-        """Index `text` under `label`; return the number of chunks."""
+    def index(self, label: str, pieces: Iterable[str]) -> int:
+        """Index the text arriving in `pieces` under `label`; return the number of chunks."""
         ...
 
     def search(self, query: str, label: str, limit: int) -> list[Passage]: ...
@@ -83,8 +82,8 @@ class StoreKnowledge:
     def __init__(self, kb: Any) -> None:
         self.kb = kb
 
-    def index(self, label: str, text: str) -> int:
-        return int(self.kb.index_text(label, text, fmt="plain").chunk_count)
+    def index(self, label: str, pieces: Iterable[str]) -> int:
+        return int(self.kb.index_stream(label, pieces, fmt="plain").chunk_count)
 
     def search(self, query: str, label: str, limit: int) -> list[Passage]:
         results = self.kb.search([query], limit=limit, source=label)
@@ -178,7 +177,7 @@ def shape_output(
     chunks, problem = 0, ""
     if knowledge is not None:
         try:
-            chunks = knowledge.index(label, indexable_text(run))
+            chunks = knowledge.index(label, indexable_pieces(run))
         except Exception as exc:  # a store failure must not cost the model the output
             knowledge, problem = None, f"full output could not be indexed: {exc}"
     hint = search_hint.format(label=label) if knowledge is not None else problem
@@ -216,12 +215,16 @@ def _inline(run: RunOutput) -> str:
     return body + _notes(run)
 
 
-def indexable_text(run: RunOutput) -> str:
-    """The full output to index (beyond 8 MB a stream keeps its first and last 4 MB)."""
-    text = run.stdout.bounded_text(INDEX_STREAM_MAX)
+def indexable_pieces(run: RunOutput) -> Iterator[str]:
+    """The whole output in bounded pieces (stdout, then a marked stderr section) to index.
+
+    Streamed from the spool files, so a 50 MB output is indexed in full without ever
+    being held in memory: nothing the reply cuts is lost to a later search.
+    """
+    yield from run.stdout.iter_text()
     if run.stderr.byte_count:
-        text += "\n--- stderr ---\n" + run.stderr.bounded_text(INDEX_STREAM_MAX)
-    return text.replace("\x00", "")  # binary noise would make the store refuse it all
+        yield "\n--- stderr ---\n"
+        yield from run.stderr.iter_text()
 
 
 def _header(run: RunOutput, label: str | None, chunks: int) -> str:

@@ -12,14 +12,14 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ctxmode import __version__, project, schema, stats
 from ctxmode.server import arguments as a
 from ctxmode.server.throttle import SearchThrottle
-from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
 
 SEARCH_REPLY_CAP = 40_000
 SNIPPET_CHARS = 1_500
@@ -102,6 +102,21 @@ def _stamp(epoch: float) -> str:
 # --- ctx_execute / ctx_execute_file / ctx_batch_execute -----------------------------------
 
 
+class ByteCounter:
+    """Pass text pieces through, counting their UTF-8 bytes and lines on the way."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self._pieces = pieces
+        self.byte_count = 0
+        self.line_count = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for piece in self._pieces:
+            self.byte_count += len(piece.encode("utf-8", "replace"))
+            self.line_count += piece.count("\n")
+            yield piece
+
+
 class LazyKnowledge:
     """The sandbox's `Knowledge`, opening the project database only if output must be indexed."""
 
@@ -118,9 +133,11 @@ class LazyKnowledge:
             self._inner = StoreKnowledge(self._stack.enter_context(self._state.knowledge()))
         return self._inner
 
-    def index(self, label: str, text: str) -> int:
-        self.indexed_bytes += len(text.encode("utf-8", "replace"))
-        return self._store().index(label, text)
+    def index(self, label: str, pieces: Iterable[str]) -> int:
+        counted = ByteCounter(pieces)
+        chunks = self._store().index(label, counted)
+        self.indexed_bytes += counted.byte_count
+        return chunks
 
     def search(self, query: str, label: str, limit: int):
         return self._store().search(query, label, limit)
@@ -233,30 +250,33 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
     )
     if refusal:
         return refusal
-    with run_batch(
-        commands,
-        cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
-        timeout_ms=_timeout_ms(args),
-        concurrency=a.as_int(args, "concurrency", 1, minimum=1, maximum=8),
-    ) as batch:
-        text = batch.text()
+    with (
+        run_batch(
+            commands,
+            cwd=state.resolve_dir(a.as_str(args, "cwd", None)),
+            timeout_ms=_timeout_ms(args),
+            concurrency=a.as_int(args, "concurrency", 1, minimum=1, maximum=8),
+        ) as batch,
+        state.knowledge() as kb,
+    ):
         sections = batch.sections
         label = unique_label("batch:" + ",".join(section.label for section in sections)[:60])
+        output = ByteCounter(batch.iter_text())
+        try:
+            indexed_bytes = kb.index_stream(label, output, "markdown").byte_count
+            where = f"Indexed as '{label}'."
+        except StoreInputError as exc:  # e.g. every command was silent
+            indexed_bytes, where = 0, f"Nothing indexed ({exc})."
         lines = [
-            f"Executed {len(sections)} commands ({text.count(chr(10)):,} lines, "
-            f"{len(text.encode('utf-8', 'replace')) / 1024:.1f} KB) in {batch.duration_ms} ms. "
-            f"Indexed as '{label}'."
+            f"Executed {len(sections)} commands ({output.line_count:,} lines, "
+            f"{output.byte_count / 1024:.1f} KB) in {batch.duration_ms} ms. {where}"
         ]
         for section in sections:
             note = f" — {section.note}" if section.note else ""
             lines.append(f"- {section.label}: {section.byte_count / 1024:.1f} KB{note}")
-    size = len(text.encode("utf-8", "replace"))
-    inline = size <= BATCH_INLINE_LIMIT
-    terms: list[str] = []
-    with state.knowledge() as kb:
-        indexed = kb.index_text(label, text, "markdown")
+        inline = output.byte_count <= BATCH_INLINE_LIMIT
         if inline:
-            lines.extend(["", text.rstrip()])
+            lines.extend(["", batch.text().rstrip()])
         if queries and not (inline and scope == "batch"):
             results = kb.search(
                 queries,
@@ -265,16 +285,16 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
                 snippet_chars=max(400, min(1_500, BATCH_ANSWER_BUDGET // (2 * len(queries)))),
             )
             lines.extend(["", render_hits(results, reply_cap=BATCH_ANSWER_BUDGET)])
-        if not inline:
-            terms = kb.distinctive_terms(label, limit=20)
+        terms = [] if inline else kb.distinctive_terms(label, limit=20)
+        failed = all(section.result is None or section.result.is_error for section in sections)
     if terms:
         lines.append("\nSearchable terms for follow-up: " + ", ".join(terms))
     lines.append(f"Follow up with ctx_search(queries=[...], source='{label}').")
     return Reply(
         "\n".join(lines),
-        is_error=all(section.result is None or section.result.is_error for section in sections),
-        bytes_processed=size,
-        bytes_indexed=indexed.byte_count,
+        is_error=failed,
+        bytes_processed=output.byte_count,
+        bytes_indexed=indexed_bytes,
     )
 
 

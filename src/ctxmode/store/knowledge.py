@@ -158,6 +158,28 @@ class _FileStream:
             yield pending
 
 
+class _TextStream:
+    """Lines of text arriving in pieces, hashed as they pass (the `_FileStream` of strings)."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self.pieces = pieces
+        self.sha = hashlib.sha256()
+
+    def lines(self) -> Iterator[str]:
+        pending = ""
+        for piece in self.pieces:
+            piece = piece.replace("\x00", "")
+            self.sha.update(piece.encode("utf-8", "replace"))
+            lines = (pending + piece).splitlines(keepends=True)
+            pending = lines.pop() if lines and not lines[-1].endswith(("\n", "\r")) else ""
+            if len(pending) > MAX_PENDING_LINE:
+                lines.append(pending)
+                pending = ""
+            yield from lines
+        if pending:
+            yield pending
+
+
 def _file_digest(path: str) -> str:
     sha = hashlib.sha256()
     with open(path, "rb") as f:
@@ -232,6 +254,29 @@ class KnowledgeBase:
         meta = {"fmt": fmt, "file_path": file_path, "url": url, "session_id": session_id}
         chunks = iter_chunks(text.splitlines(keepends=True), fmt)
         return self._replace_source(label, chunks, meta, lambda: (digest, None, None))
+
+    def index_stream(
+        self,
+        label: str,
+        pieces: Iterable[str],
+        fmt: str = "plain",
+        *,
+        session_id: str | None = None,
+    ) -> IndexResult:
+        """Index text arriving in pieces (a 50 MB command output) without joining it in memory.
+
+        NUL characters are dropped rather than refusing the whole output: a stray binary
+        byte in a log must not cost the rest of it.
+        """
+        _check_format(fmt)
+        if not label or not label.strip():
+            raise StoreInputError("a source label is required")
+        stream = _TextStream(pieces)
+        meta = {"fmt": fmt, "file_path": None, "url": None, "session_id": session_id}
+        chunks = iter_chunks(stream.lines(), fmt)
+        return self._replace_source(
+            label, chunks, meta, lambda: (stream.sha.hexdigest(), None, None)
+        )
 
     def index_file(
         self, path: str, label: str | None = None, *, fmt: str | None = None

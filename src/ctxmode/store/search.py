@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -26,12 +27,16 @@ SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
 LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
 EXPANSIONS_PER_TERM = 6
 TYPO_CANDIDATES = 200
+PREFIX_CANDIDATES = 2000
+RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
+COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
 FRAGMENT_CANDIDATES = 300
 RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
-DEFINITION_LEAD = 4  # at most this many chars before a term that opens a line ("SO_", "--")
+DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word ("PR_SET_", "--")
 SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
+PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
 
 
@@ -88,11 +93,23 @@ def _containing(conn: sqlite3.Connection, fragment: str) -> list[str]:
     return [w for w, _ in words[:EXPANSIONS_PER_TERM]]
 
 
-def corrections(conn: sqlite3.Connection, word: str, most: int = 5) -> list[str]:
-    """Vocabulary words within the allowed edit distance of `word`, closest and commonest first.
+def _same_start(conn: sqlite3.Connection, word: str, limit: int) -> list[str]:
+    """Vocabulary words of a similar length that begin like `word` (an index range scan).
 
-    Candidates come from the trigram index over the vocabulary, re-ranked by edit distance.
+    Trigrams miss transpositions in short words ("defualt" shares one trigram with
+    "default"); a typo rarely touches the first letters, so these are the first candidates.
     """
+    prefix = word[: 2 if len(word) <= 6 else 3]
+    rows = conn.execute(
+        "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
+        "AND length(word) BETWEEN ? AND ? LIMIT ?",
+        (prefix, prefix + "\U0010ffff", len(word) - limit, len(word) + limit, PREFIX_CANDIDATES),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _sharing_trigrams(conn: sqlite3.Connection, word: str) -> list[str]:
+    """Vocabulary words sharing the most trigrams with `word` (typos in the first letters)."""
     grams = terms.trigrams(word)
     if not grams:
         return []
@@ -101,28 +118,58 @@ def corrections(conn: sqlite3.Connection, word: str, most: int = 5) -> list[str]
         "WHERE kb_vocab_tri MATCH ? ORDER BY rank LIMIT ?",
         (" OR ".join('"' + g + '"' for g in grams), TYPO_CANDIDATES),
     ).fetchall()
-    candidates = {row[0] for row in rows}
-    if len(word) <= 6:
-        # Short words share few trigrams with their typo ("htpp" has none of "http"'s):
-        # also try the words with the same first two letters and a similar length.
-        rows = conn.execute(
-            "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
-            "AND length(word) BETWEEN ? AND ? LIMIT ?",
-            (word[:2], word[:2] + "\U0010ffff", len(word) - 1, len(word) + 1, 4 * TYPO_CANDIDATES),
-        ).fetchall()
-        candidates.update(row[0] for row in rows)
+    return [row[0] for row in rows]
+
+
+def _within(word: str, candidates: Iterable[str], limit: int) -> list[tuple[int, str]]:
+    """(edit distance, candidate) for the candidates within `limit` edits of `word`."""
+    letters = set(word)
+    found = []
+    for cand in set(candidates):
+        # Each edit changes at most two letters of the letter set: a cheap lower bound.
+        if cand == word or len(letters.symmetric_difference(cand)) > 2 * limit:
+            continue
+        distance = terms.edit_distance(word, cand, limit)
+        if distance <= limit:
+            found.append((distance, cand))
+    return found
+
+
+def corrections(conn: sqlite3.Connection, word: str, most: int = 5) -> list[str]:
+    """Vocabulary words within the allowed edit distance of `word`: closest first, and among
+    equally close ones the words in most chunks ("default" before a stray "defalt")."""
     limit = terms.max_typo_distance(word)
-    scored = [(terms.edit_distance(word, c, limit), c) for c in candidates if c != word]
-    scored = [(d, c) for d, c in scored if d <= limit]
+    scored = _within(word, _same_start(conn, word, limit), limit)
+    if not scored or min(d for d, _ in scored) > 1:
+        scored += _within(word, _sharing_trigrams(conn, word), limit)
     if not scored:
         return []
-    best = min(d for d, _ in scored)
+    scored = sorted(set(scored))
+    best = scored[0][0]
     tied = [c for d, c in scored if d == best]
-    if len(tied) > 1:
-        tied.sort(key=lambda c: (-_chunk_frequency(conn, c), c))
+    if len(tied) > 1:  # then the one keeping most of the word's ends ("environment")
+        tied.sort(key=lambda c: (-_chunk_frequency(conn, c), -_shared_ends(word, c), c))
     closest = tied[:most]
-    others = sorted((d, c) for d, c in scored if d > best)
-    return closest + [c for _, c in others][: most - len(closest)]
+    return closest + [c for d, c in scored if d > best][: most - len(closest)]
+
+
+def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> int:
+    """How many chunks match `word` (stemmed, as a search would), counted up to `cap`."""
+    return conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+        (terms.fts_phrase(word), cap),
+    ).fetchone()[0]
+
+
+def _shared_ends(a: str, b: str) -> int:
+    """Length of the common prefix plus the common suffix of two words."""
+
+    def common(x: str, y: str) -> int:
+        return next(
+            (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
+        )
+
+    return common(a, b) + common(a[::-1], b[::-1])
 
 
 def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
@@ -131,13 +178,19 @@ def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
     return found[0] if found else None
 
 
-def _chunk_frequency(conn: sqlite3.Connection, words: str | list[str], cap: int = 1000) -> int:
-    """How many chunks contain any of `words` (counted up to `cap`)."""
-    match = terms.fts_any([words] if isinstance(words, str) else words)
-    return conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
-        (match, cap),
-    ).fetchone()[0]
+def _likely_typo_of(conn: sqlite3.Connection, word: str) -> str | None:
+    """A far commoner word one edit away from a rare vocabulary word: the corpus has its
+    typos too ("recieve", "seperate"), so being in the vocabulary proves little."""
+    if len(word) < 5:
+        return None
+    found = _chunk_frequency(conn, word, RARE_WORD_CHUNKS + 1)
+    if found > RARE_WORD_CHUNKS:
+        return None
+    fixed = correct_word(conn, word)
+    if fixed is None or terms.edit_distance(word, fixed, 1) > 1:
+        return None
+    needed = COMMONER_BY * max(found, 1)
+    return fixed if _chunk_frequency(conn, fixed, needed) >= needed else None
 
 
 def _in_vocabulary(conn: sqlite3.Connection, word: str) -> bool:
@@ -153,10 +206,17 @@ def _matches_anything(conn: sqlite3.Connection, word: str) -> bool:
 
 
 def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
-    """One-word term: as is, or with its typo fixed, or via the words containing it."""
+    """One-word term: as is, or with its typo fixed, or via the words containing it.
+
+    A corrected word keeps the original alongside when the original occurs at all, so a
+    correction can add matches but never lose the ones the word had.
+    """
     word = term.parts[0]
-    if len(word) < 3 or _in_vocabulary(conn, word):
+    if len(word) < 3:
         return TermPlan(term, [word])
+    if _in_vocabulary(conn, word):
+        fixed = _likely_typo_of(conn, word)
+        return TermPlan(term, [word, fixed], corrected=fixed) if fixed else TermPlan(term, [word])
     fixed = correct_word(conn, word)
     if _matches_anything(conn, word):
         # Porter matched an inflection; the word itself may still be a typo of a real one
@@ -167,11 +227,9 @@ def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     expansions = _containing(conn, word)  # "createWid" -> createwidget
     if expansions and expansions[0].startswith(word):  # a word's beginning, not a typo
         return TermPlan(term, [], expansions)
-    if fixed:
-        return TermPlan(term, [fixed], expansions, corrected=fixed)
-    if expansions:
-        return TermPlan(term, [], expansions)
-    return TermPlan(term, [])
+    if fixed:  # words merely containing a misspelt word are noise ("atach" -> datachunk)
+        return TermPlan(term, [fixed], corrected=fixed)
+    return TermPlan(term, [], expansions)
 
 
 def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
@@ -208,6 +266,11 @@ def plan_query(conn: sqlite3.Connection, raw: str) -> Plan:
 
 
 def _filter_sql(source: str | None, content_type: str | None) -> tuple[str, list[object]]:
+    """Joins and conditions that restrict FTS matches to a source label and chunk kind.
+
+    The FTS table drives the query (CROSS JOIN fixes that order): `rowid IN (subquery)`
+    would make FTS5 re-run the MATCH once per candidate row, seconds on a big source.
+    """
     clauses, params = [], []
     if source:
         escaped = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -219,8 +282,9 @@ def _filter_sql(source: str | None, content_type: str | None) -> tuple[str, list
     if not clauses:
         return "", []
     sql = (
-        " AND rowid IN (SELECT c.id FROM kb_chunks c JOIN kb_sources s ON s.id = c.source_id"
-        " WHERE " + " AND ".join(clauses) + ")"
+        " CROSS JOIN kb_chunks c ON c.id = kb_fts.rowid"
+        " CROSS JOIN kb_sources s ON s.id = c.source_id"
+        " WHERE " + " AND ".join(clauses) + " AND"
     )
     return sql, params
 
@@ -231,8 +295,12 @@ Ranked = list[tuple[int, float]]  # (chunk id, bm25 relevance, higher is better)
 def _ranked(
     conn: sqlite3.Connection, match: str, limit: int, filters: tuple[str, list[object]]
 ) -> Ranked:
-    sql = f"SELECT rowid, rank FROM kb_fts WHERE kb_fts MATCH ?{filters[0]} ORDER BY rank LIMIT ?"
-    return [(row[0], -row[1]) for row in conn.execute(sql, [match, *filters[1], limit])]
+    joins = filters[0] or " WHERE"
+    sql = (
+        f"SELECT kb_fts.rowid, kb_fts.rank FROM kb_fts{joins} kb_fts MATCH ? "
+        "ORDER BY kb_fts.rank LIMIT ?"
+    )
+    return [(row[0], -row[1]) for row in conn.execute(sql, [*filters[1], match, limit])]
 
 
 def _fuse(lists: list[Ranked]) -> dict[int, float]:
@@ -285,6 +353,9 @@ def candidate_lists(
         if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
             near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
             lists.append(_ranked(conn, near, depth, filters))
+            if len(firsts) <= PHRASE_MAX_TERMS:  # the words in this order, side by side
+                phrase = " + ".join(firsts)
+                lists.append(_ranked(conn, phrase, depth, filters))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
@@ -294,18 +365,29 @@ def candidate_lists(
     return [r for r in lists if r]
 
 
-def _highlight(conn: sqlite3.Connection, plan: Plan, chunk_id: int) -> tuple[str, str]:
+def _highlighted(
+    conn: sqlite3.Connection, plan: Plan, chunk_ids: list[int]
+) -> dict[int, tuple[str, str]]:
+    """Title and content of each chunk with its matches marked (one query for them all)."""
     words = [w for t in plan.terms for w in t.every_word]
-    row = conn.execute(
-        "SELECT highlight(kb_fts, 0, char(2), char(3)), highlight(kb_fts, 1, char(2), char(3)) "
-        "FROM kb_fts WHERE kb_fts MATCH ? AND rowid = ?",
-        (terms.fts_any(words), chunk_id),
-    ).fetchone()
-    if row is None:  # cannot happen for a ranked chunk, but never fail a search over it
-        row = conn.execute(
-            "SELECT title, content FROM kb_chunks WHERE id = ?", (chunk_id,)
-        ).fetchone()
-    return row[0], row[1]
+    marks = ",".join("?" * len(chunk_ids))
+    found = {
+        row[0]: (row[1], row[2])
+        for row in conn.execute(
+            "SELECT rowid, highlight(kb_fts, 0, char(2), char(3)), "
+            "highlight(kb_fts, 1, char(2), char(3)) "
+            f"FROM kb_fts WHERE kb_fts MATCH ? AND rowid IN ({marks})",
+            (terms.fts_any(words), *chunk_ids),
+        )
+    }
+    missing = [c for c in chunk_ids if c not in found]
+    if missing:  # cannot happen for a ranked chunk, but never fail a search over it
+        marks = ",".join("?" * len(missing))
+        for row in conn.execute(
+            f"SELECT id, title, content FROM kb_chunks WHERE id IN ({marks})", missing
+        ):
+            found[row[0]] = (row[1], row[2])
+    return found
 
 
 def _term_keys(plan: Plan) -> list[set[str]]:
@@ -368,8 +450,10 @@ def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int
         line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end].strip()
+        lead = text[line_start:start].lstrip()
         if (
-            len(text[line_start:start].strip()) <= DEFINITION_LEAD
+            len(lead) <= DEFINITION_LEAD
+            and not any(ch.isspace() for ch in lead)
             and len(line) <= DEFINITION_LINE
             and _described(text, line_end)
         ):
@@ -452,8 +536,9 @@ def run_query(
     keys = _term_keys(plan)
     source_of, leads = _sources(conn, [chunk_id for chunk_id, _ in pool])
     out = []
+    marked = _highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
     for chunk_id, score in pool:
-        title, content = _highlight(conn, plan, chunk_id)
+        title, content = marked[chunk_id]
         boost = features(title, content, keys).boost() + LEAD_WEIGHT * (chunk_id in leads)
         out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
     return _diverse(out, source_of, limit)

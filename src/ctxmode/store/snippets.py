@@ -7,12 +7,20 @@ Input is the chunk content as FTS5 `highlight()` returns it (matches between \\x
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ctxmode.store.terms import WORD, stem_prefix
 
 OPEN, CLOSE = "\x02", "\x03"
 ELLIPSIS = "…"
 CONTEXT_LINE_CHARS = 200  # neighbouring lines shorter than this come along as context
 LONG_LINE_RADIUS = 240  # within a long line, keep this much either side of the match
+DEFINITION_LEAD = 24  # a match that opens a line may sit inside its first word ("PR_SET_")
+SENTENCE_END = (".", "!", "?", ":", ";")
+SENTENCE_LINES_BEFORE = 2  # at most this many earlier lines of the matching sentence
+SENTENCE_LINES_AFTER = 3  # ... and later ones (the line, then the rest of its sentence)
+ADJACENT_GAP = 3  # chars between two matches that still count as next to each other
 
 Span = tuple[int, int]
 
@@ -90,11 +98,6 @@ def _merge(windows: list[Span]) -> list[Span]:
     return merged
 
 
-def _score(text: str, window: Span, spans: list[Span]) -> tuple[int, int]:
-    inside = [text[s:e].lower() for s, e in spans if window[0] <= s and e <= window[1]]
-    return len(set(inside)), len(inside)
-
-
 def _clip(text: str, window: Span, spans: list[Span], budget: int) -> Span:
     """Shrink a window to `budget` chars, centred on its first match."""
     first = next((s for s, e in spans if window[0] <= s < window[1]), window[0])
@@ -102,33 +105,126 @@ def _clip(text: str, window: Span, spans: list[Span], budget: int) -> Span:
     return start, min(window[1], start + budget)
 
 
+def _grouper(words: Iterable[str]) -> Callable[[str], str]:
+    """Which query word a matched token stands for (so "thread" and "threads" count once).
+
+    Tokens are compared by crude stem prefix with the parts of the query's words; a token
+    that fits none stands for itself.
+    """
+    prefixes = sorted(
+        {stem_prefix(p) for w in words for p in WORD.findall(w.lower())}, key=len, reverse=True
+    )
+
+    def group(token: str) -> str:
+        token = token.lower()
+        for prefix in prefixes:
+            if token.startswith(prefix) or prefix.startswith(token):
+                return prefix
+        return stem_prefix(token)
+
+    return group
+
+
+@dataclass
+class _Line:
+    """One line holding matches: how well it answers the query."""
+
+    start: int
+    end: int
+    groups: set[str] = field(default_factory=set)  # distinct query words on the line
+    adjacent: int = 0  # neighbouring matches of different words ("worker threads")
+    count: int = 0
+    opens: bool = False  # a match opens the line: an option/constant being defined
+
+    def score(self) -> tuple[int, int, int, int]:
+        return len(self.groups), self.adjacent, self.opens, self.count
+
+
+def _matched_lines(text: str, spans: list[Span], group: Callable[[str], str]) -> list[_Line]:
+    lines: dict[int, _Line] = {}
+    previous: tuple[int, str] | None = None  # (end, group) of the last match on the line
+    for start, end in spans:
+        line_start = text.rfind("\n", 0, start) + 1
+        line = lines.get(line_start)
+        if line is None:
+            line_end = text.find("\n", start)
+            line = lines[line_start] = _Line(line_start, len(text) if line_end < 0 else line_end)
+            lead = text[line_start:start].lstrip()
+            line.opens = len(lead) <= DEFINITION_LEAD and not any(c.isspace() for c in lead)
+            previous = None
+        name = group(text[start:end])
+        if previous and previous[1] != name and 0 <= start - previous[0] <= ADJACENT_GAP:
+            line.adjacent += 1
+        line.groups.add(name)
+        line.count += 1
+        previous = (end, name)
+    return list(lines.values())
+
+
+def _window(text: str, line: _Line, spans: list[Span]) -> Span:
+    """The matching line with the rest of its sentence: earlier lines back to the sentence
+    start, later ones up to its end (so a definition like "rebase.autoStash" brings the
+    line describing it). A long line is cut around its first match instead."""
+    first = next(s for s, _ in spans if line.start <= s <= line.end)
+    if line.end - line.start > 2 * LONG_LINE_RADIUS:
+        return _line_window(text, (first, first))
+    start, end = line.start, line.end
+    for _ in range(SENTENCE_LINES_BEFORE):
+        if start == 0:
+            break
+        prev_start = text.rfind("\n", 0, start - 1) + 1
+        prev = text[prev_start : start - 1].rstrip()
+        if not prev.strip() or prev.endswith(SENTENCE_END) or len(prev) > CONTEXT_LINE_CHARS:
+            break
+        start = prev_start
+    for _ in range(SENTENCE_LINES_AFTER):
+        last = text[text.rfind("\n", 0, end) + 1 : end].rstrip()
+        if end >= len(text) or (last.endswith(SENTENCE_END) and end > line.end):
+            break
+        nxt_end = text.find("\n", end + 1)
+        nxt_end = len(text) if nxt_end < 0 else nxt_end
+        nxt = text[end + 1 : nxt_end]
+        if not nxt.strip() or len(nxt) > CONTEXT_LINE_CHARS:
+            break
+        end = nxt_end
+    return start, end
+
+
+def _cost(windows: list[Span]) -> int:
+    return sum(end - start + 2 * len(ELLIPSIS) + 1 for start, end in _merge(windows))
+
+
 def make_snippet(marked: str, max_chars: int, fallback_words: Iterable[str] = ()) -> str:
-    """At most `max_chars` of the chunk: windows around the matching lines, "…" where cut."""
+    """At most `max_chars` of the chunk: windows around its best-matching lines, "…" where cut.
+
+    Lines rank by how many distinct query words they hold, then by how many of those sit
+    next to each other, then whether a match opens the line (a definition), then matches.
+    `fallback_words` are the query's words: used to tell its words apart, and to find
+    matches when nothing is marked.
+    """
     text, spans = strip_marks(marked)
     if len(text) <= max_chars:
         return text
-    spans = spans or find_words(text, fallback_words)
+    words = list(fallback_words)
+    spans = spans or find_words(text, words)
     if not spans:
         return text[: max_chars - 1].rstrip() + ELLIPSIS
-    windows = _merge([_line_window(text, span) for span in spans])
-    ranked = sorted(windows, key=lambda w: _score(text, w, spans), reverse=True)
+    lines = _matched_lines(text, spans, _grouper(words))
+    ranked = sorted(lines, key=_Line.score, reverse=True)  # stable: earlier lines first on ties
     chosen: list[Span] = []
-    used = 0
-    for window in ranked:
-        cost = window[1] - window[0] + 2 * len(ELLIPSIS) + 2
-        if used + cost > max_chars:
-            if not chosen:  # the best window alone is too long: keep its match, clip the rest
-                chosen.append(_clip(text, window, spans, max_chars - 2 * len(ELLIPSIS) - 2))
-            continue
-        chosen.append(window)
-        used += cost
-    chosen.sort()
+    for line in ranked:
+        window = _window(text, line, spans)
+        if _cost([*chosen, window]) <= max_chars:
+            chosen.append(window)
+        elif not chosen:  # the best window alone is too long: keep its match, clip the rest
+            chosen.append(_clip(text, window, spans, max_chars - 2 * len(ELLIPSIS) - 2))
     parts: list[str] = []
-    for i, (start, end) in enumerate(chosen):
+    merged = _merge(chosen)
+    for i, (start, end) in enumerate(merged):
         piece = text[start:end].strip("\n")
-        if start > 0 and (i == 0 or chosen[i - 1][1] < start - 1):
+        if start > 0:
             piece = ELLIPSIS + piece
-        if end < len(text) and i == len(chosen) - 1:
+        if end < len(text) and i == len(merged) - 1:
             piece = piece + ELLIPSIS
         parts.append(piece)
     return "\n".join(parts)[:max_chars]
