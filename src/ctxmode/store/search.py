@@ -11,6 +11,7 @@ fused score (so the fused order still counts); demote repeats from one source.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -21,9 +22,11 @@ from ctxmode.store import snippets, terms
 from ctxmode.store.terms import QueryTerm
 
 RRF_K = 60
+NEAR_WEIGHT = 1.0  # the proximity and phrase lists: evidence of shape, weighed under the terms
 CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
 RERANK_POOL = 15  # fused chunks whose matches are examined
 SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
+NAMED_WEIGHT = 1.0  # boost for a source named after the query's terms (tar(1) for "tar")
 LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
 EXPANSIONS_PER_TERM = 6
 TYPO_CANDIDATES = 200
@@ -37,7 +40,8 @@ DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word (
 SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
-PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+PARTIAL_FROM_TERMS = 4
+IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)  # questions this long also search with each term left out
 
 
 @dataclass
@@ -303,12 +307,13 @@ def _ranked(
     return [(row[0], -row[1]) for row in conn.execute(sql, [*filters[1], match, limit])]
 
 
-def _fuse(lists: list[Ranked]) -> dict[int, float]:
-    """Reciprocal rank fusion: each list adds 1/(k + rank) for every chunk it ranks."""
+def _fuse(lists: list[tuple[float, Ranked]]) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: each list adds weight/(k + rank) for every chunk it
+    ranks."""
     fused: dict[int, float] = {}
-    for ranked in lists:
+    for weight, ranked in lists:
         for rank, (chunk_id, _) in enumerate(ranked, 1):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (RRF_K + rank)
     return fused
 
 
@@ -337,32 +342,32 @@ def candidate_lists(
     limit: int,
     depth: int,
     filters: tuple[str, list[object]],
-) -> list[Ranked]:
+) -> list[tuple[float, Ranked]]:
     """Ranked chunks: every term (topped up with all-but-one), all terms near each other,
     and fragments expanded to the words containing them. Each is one list for the fusion."""
     groups = plan.group(with_expansions=False)
-    lists: list[Ranked] = []
+    lists: list[tuple[float, Ranked]] = []
     if groups:
         ranked = _ranked(conn, " AND ".join(groups), depth, filters)
         if len(groups) > 1 and (len(ranked) < limit or len(groups) >= PARTIAL_FROM_TERMS):
             seen = {chunk_id for chunk_id, _ in ranked}
             more = _partial_matches(conn, groups, depth, filters)
             ranked += [item for item in more if item[0] not in seen][: depth - len(ranked)]
-        lists.append(ranked)
+        lists.append((1.0, ranked))
         firsts = [terms.fts_phrase(t.words[0]) for t in plan.terms if t.words]
         if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
             near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
-            lists.append(_ranked(conn, near, depth, filters))
+            lists.append((NEAR_WEIGHT, _ranked(conn, near, depth, filters)))
             if len(firsts) <= PHRASE_MAX_TERMS:  # the words in this order, side by side
                 phrase = " + ".join(firsts)
-                lists.append(_ranked(conn, phrase, depth, filters))
+                lists.append((NEAR_WEIGHT, _ranked(conn, phrase, depth, filters)))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
             ranked = _ranked(conn, " OR ".join(expanded), depth, filters)
-        lists.append(ranked)
-    return [r for r in lists if r]
+        lists.append((1.0, ranked))
+    return [(w, r) for w, r in lists if r]
 
 
 def _highlighted(
@@ -388,6 +393,33 @@ def _highlighted(
         ):
             found[row[0]] = (row[1], row[2])
     return found
+
+
+def term_weights(conn: sqlite3.Connection, plan: Plan) -> list[float]:
+    """Per query term (as `_term_keys` lists them), its share of the query's information:
+    inverse chunk frequency, normalised to sum to 1 ("ssh" outweighs "out")."""
+    total = max(1, conn.execute("SELECT max(id) FROM kb_chunks").fetchone()[0] or 1)
+    raw = []
+    for t in plan.terms:
+        if not any(w.rstrip("*").split() for w in t.every_word):
+            continue
+        found = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+            (terms.fts_any(t.every_word), IDF_CAP),
+        ).fetchone()[0]
+        raw.append(math.log(1.0 + total / max(found, 1)))
+    whole = sum(raw) or 1.0
+    return [r / whole for r in raw]
+
+
+def _term_forms(plan: Plan) -> list[list[str]]:
+    """Per query term (as `_term_keys` lists them), the words as typed (or corrected)."""
+    forms = []
+    for t in plan.terms:
+        words = [w.rstrip("*") for w in t.every_word if w.rstrip("*").split()]
+        if words:
+            forms.append(words)
+    return forms
 
 
 def _term_keys(plan: Plan) -> list[set[str]]:
@@ -463,7 +495,7 @@ def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int
 
 
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
-           "defines": 0.1}  # fmt: skip
+           "defines": 0.1, "exact": 0.1}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -476,26 +508,44 @@ class Features:
     line: float  # most terms found on a single line, as a share
     title: float  # share of the terms in the title
     defines: float  # share of the terms opening a line
+    exact: float  # share of the terms found as typed, not only as another inflection
 
     def boost(self) -> float:
         return sum(weight * getattr(self, name) for name, weight in WEIGHTS.items())
 
 
-def features(title: str, content: str, keys: list[set[str]]) -> Features:
+def features(
+    title: str,
+    content: str,
+    keys: list[set[str]],
+    weights: list[float] | None = None,
+    forms: list[list[str]] | None = None,
+) -> Features:
+    """The match-shape features of one highlighted chunk. `weights` (one per term, summing
+    to 1; equal if not given) make a rare term count for more than a common one; `forms`
+    (the words as typed, per term) tell an exact match from a stemmed one."""
     n = len(keys)
     if n == 0:
-        return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    weights = weights or [1.0 / n] * n
 
     def share(found: set[int]) -> float:
-        return len(found) / n
+        return sum(weights[i] for i in found)
 
-    text, in_content = _matches(content, keys)
+    # The heading is the chunk's first line: "emitter.once(eventName, listener)" holds
+    # every term of "emitter once listener" side by side.
+    text, in_content = _matches(f"{title}\n{content}" if title else content, keys)
     in_title = {m[2] for m in _matches(title, keys)[1]}
     present = {m[2] for m in in_content} | in_title
+    heading = len(snippets.strip_marks(title)[0]) + 1 if title else 0
     defined, best_line = _line_facts(text, in_content)
+    if heading:  # a heading is not a definition line: definitions are in the body
+        defined = _line_facts(text, [m for m in in_content if m[0] >= heading])[0]
+    lowered = text.lower()
+    exact = {i for i, words in enumerate(forms or []) if any(w in lowered for w in words)}
     if n == 1:  # one identifier: where it is defined is what matters
         defines = SINGLE_TERM_DEFINES * len(defined)
-        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), defines)
+        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), defines, len(exact))
     span = _min_span(in_content, n) if len(present) == n else None
     proximity = 1.0 / (1.0 + span / (40.0 * n)) if span is not None else 0.0
     adjacent = 0
@@ -511,6 +561,7 @@ def features(title: str, content: str, keys: list[set[str]]) -> Features:
         share(best_line),
         share(in_title),
         share(defined),
+        share(exact),
     )
 
 
@@ -533,29 +584,55 @@ def run_query(
         return []
     pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, RERANK_POOL)]
     top = pool[0][1]
-    keys = _term_keys(plan)
-    source_of, leads = _sources(conn, [chunk_id for chunk_id, _ in pool])
+    keys, weights, forms = _term_keys(plan), term_weights(conn, plan), _term_forms(plan)
+    sources = _sources(conn, [chunk_id for chunk_id, _ in pool])
     out = []
     marked = _highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
     for chunk_id, score in pool:
         title, content = marked[chunk_id]
-        boost = features(title, content, keys).boost() + LEAD_WEIGHT * (chunk_id in leads)
+        source = sources[chunk_id]
+        if not source.headed:  # a plain chunk's "title" is its first line: no heading
+            title = ""
+        boost = (
+            features(title, content, keys, weights, forms).boost()
+            + LEAD_WEIGHT * source.lead
+            + NAMED_WEIGHT * named_share(source.label, plan, weights)
+        )
         out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
-    return _diverse(out, source_of, limit)
+    return _diverse(out, {c: src.source_id for c, src in sources.items()}, limit)
 
 
-def _sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> tuple[dict[int, int], set[int]]:
-    """Each chunk's source, and which chunks open a structured document (its summary, like a
-    man page's NAME). A log's or a changelog's first chunk is no summary: plain text and
-    code get no lead."""
+@dataclass(frozen=True)
+class _Source:
+    source_id: int
+    label: str
+    lead: bool  # the chunk opens a structured document: its summary (a man page's NAME)
+    headed: bool  # chunk titles are headings or key paths, not just the first line
+
+
+def _sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, _Source]:
+    """Each chunk's source. A log's or a changelog's first chunk is no summary: plain text
+    and code get no lead."""
     marks = ",".join("?" * len(chunk_ids))
     rows = conn.execute(
-        "SELECT c.id, c.source_id, s.fmt = 'markdown' AND c.id = "
-        "(SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id) "
+        "SELECT c.id, c.source_id, s.label, s.fmt = 'markdown' AND c.id = "
+        "(SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id), s.fmt != 'plain' "
         f"FROM kb_chunks c JOIN kb_sources s ON s.id = c.source_id WHERE c.id IN ({marks})",
         chunk_ids,
     ).fetchall()
-    return {row[0]: row[1] for row in rows}, {row[0] for row in rows if row[2]}
+    return {row[0]: _Source(row[1], row[2], bool(row[3]), bool(row[4])) for row in rows}
+
+
+def named_share(label: str, plan: Plan, weights: list[float]) -> float:
+    """The (weighted) share of the query's terms that name the source: "tar" for the tar
+    manual, "signal" for signal(7). The document named after a term is its reference."""
+    name = set(terms.WORD.findall(label.split(":", 1)[-1].lower()))
+    share = 0.0
+    searched = [t for t in plan.terms if any(w.rstrip("*").split() for w in t.every_word)]
+    for weight, t in zip(weights, searched, strict=False):
+        if any(set(w.rstrip("*").split()) <= name for w in t.every_word):
+            share += weight
+    return share
 
 
 def _diverse(scored: list[Candidate], source_of: dict[int, int], limit: int) -> list[Candidate]:
