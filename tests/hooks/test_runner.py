@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ctxmode.hooks.runner import run
 from ctxmode.platforms import claude_code, qwen_code
+from ctxmode.store.knowledge import KnowledgeBase
 
 PLATFORMS = {"claude-code": claude_code, "qwen-code": qwen_code}
 HOST_NAMES = {
@@ -130,15 +131,24 @@ def test_bash_output_is_never_replaced():
     assert answer("claude-code", "posttooluse", json.dumps(payload).encode()).stdout == ""
 
 
-def test_cut_output_stays_retrievable(data_root):
-    text = "".join(f"line {i}\n" for i in range(20_000))
-    payload = {"tool_name": "mcp__db__query", "session_id": "s", "tool_response": text}
+def test_cut_output_stays_retrievable(data_root, tmp_path):
+    text = "".join(f"line {i}\n" for i in range(20_000)) + "planted-marker-xyz in the middle\n"
+    text += "".join(f"more {i}\n" for i in range(5_000))
+    payload = {
+        "tool_name": "mcp__db__query",
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "tool_response": text,
+    }
     output = answer("claude-code", "posttooluse", json.dumps(payload).encode())
     replaced = json.loads(output.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
-    assert replaced.startswith("line 0\n") and replaced.endswith("line 19999\n")
-    saved = list((data_root / "outputs").rglob("*.txt"))
-    assert len(saved) == 1 and saved[0].read_text() == text
-    assert str(saved[0]) in replaced
+    assert replaced.startswith("line 0\n") and replaced.endswith("more 4999\n")
+    assert "planted-marker-xyz" not in replaced
+    label = replaced.split("indexed as source '")[1].split("'")[0]
+    with KnowledgeBase.open(str(tmp_path)) as kb:
+        hits = kb.search(["planted-marker-xyz"], limit=1, source=label)[0].hits
+    assert hits and "planted-marker-xyz in the middle" in hits[0].snippet
+    assert not (data_root / "outputs").exists()
 
 
 def test_unknown_platform_and_event_explain_on_stderr():

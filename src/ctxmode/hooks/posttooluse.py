@@ -1,8 +1,9 @@
 """PostToolUse output shaping: keep oversized external-MCP output out of the context.
 
 Only on hosts that can replace a tool's output (a platform module's `CAN_REPLACE_OUTPUT`).
-Nothing is lost: the full text is saved under `<data root>/outputs/<session>/` and the
-replacement keeps the head and tail, announces the cut and names the saved file.
+Nothing is lost: the full text is indexed in the project's knowledge base under a unique
+label, and the replacement keeps the head and tail, announces the cut and names the label
+to search. (If indexing fails, the text is saved under `<data root>/outputs/` instead.)
 """
 
 from __future__ import annotations
@@ -52,15 +53,28 @@ def replacement_like(original: object, text: str) -> object:
     return block
 
 
-def cut_text(text: str, saved_path: str, tool_prefix: str) -> str:
-    """Head and tail of `text` around a notice that names where the whole text is."""
+def cut_text(text: str, where: str, tool_prefix: str) -> str:
+    """Head and tail of `text` around a notice that says where the whole text is."""
     notice = (
         f"\n\n[ctxmode: {len(text) - HEAD_CHARS - TAIL_CHARS:,} of {len(text):,} characters cut "
-        f"here. The full output is saved in {saved_path}: analyze it with "
-        f"{tool_prefix}ctx_execute_file(path, language, code) or index it with "
-        f"{tool_prefix}ctx_index(path) and query with {tool_prefix}ctx_search.]\n\n"
+        f"here. {where}]\n\n"
     )
     return text[:HEAD_CHARS] + notice + text[-TAIL_CHARS:]
+
+
+def index_output(event: HookEvent, text: str) -> str:
+    """Index `text` in the project's knowledge base under a new label; return the label."""
+    import secrets
+
+    from ctxmode import project
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in event.tool)[:60]
+    label = f"mcp-output:{safe_tool}:{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+    root = project.resolve_project_root(event.project_dir or None)
+    with KnowledgeBase.open(root) as kb:
+        kb.index_stream(label, [text], "plain", session_id=event.session_id or None)
+    return label
 
 
 def save_output(session_id: str, tool: str, text: str) -> str:
@@ -80,5 +94,17 @@ def shape_output(event: HookEvent, tool_prefix: str) -> Decision | None:
     text = output_text(event.tool_output)
     if text is None or len(text) <= output_limit():
         return None
-    saved = save_output(event.session_id, event.tool, text)
-    return Decision.replace_output(cut_text(text, saved, tool_prefix))
+    try:
+        label = index_output(event, text)
+        where = (
+            f"The full output is indexed as source '{label}': query it with "
+            f"{tool_prefix}ctx_search(queries=[...], source='{label}')."
+        )
+    except Exception as error:  # the store is unusable: keep the text as a file instead
+        paths.append_log("hook-errors.log", f"indexing cut MCP output failed: {error!r}")
+        saved = save_output(event.session_id, event.tool, text)
+        where = (
+            f"The full output is saved in {saved}: index it with {tool_prefix}ctx_index(path) "
+            f"and query it with {tool_prefix}ctx_search."
+        )
+    return Decision.replace_output(cut_text(text, where, tool_prefix))

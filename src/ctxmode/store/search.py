@@ -49,7 +49,7 @@ class TermPlan:
     """How one query term is searched: its words (original or corrected) and expansions."""
 
     term: QueryTerm
-    words: list[str]  # words or phrases (space-joined parts) searched as-is
+    words: list[str]  # words or phrases (space-joined parts) searched as-is; a correction last
     expansions: list[str] = field(default_factory=list)  # vocabulary words containing it
     corrected: str | None = None
 
@@ -354,7 +354,7 @@ def candidate_lists(
             more = _partial_matches(conn, groups, depth, filters)
             ranked += [item for item in more if item[0] not in seen][: depth - len(ranked)]
         lists.append((1.0, ranked))
-        firsts = [terms.fts_phrase(t.words[0]) for t in plan.terms if t.words]
+        firsts = [terms.fts_phrase(t.words[-1]) for t in plan.terms if t.words]
         if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
             near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
             lists.append((NEAR_WEIGHT, _ranked(conn, near, depth, filters)))
