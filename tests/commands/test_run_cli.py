@@ -11,23 +11,9 @@ from pathlib import Path
 
 import pytest
 
-CTXMODE = [sys.executable, "-m", "ctxmode"]
+from support.cli import CTXMODE, ctx
+
 PY = sys.executable
-
-
-def ctx(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CTXMODE, *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
 
 
 @pytest.fixture

@@ -11,22 +11,7 @@ from pathlib import Path
 
 import pytest
 
-CTXMODE = [sys.executable, "-m", "ctxmode"]
-
-
-def ctx(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CTXMODE, *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=False,
-    )
+from support.cli import CTXMODE, ctx
 
 
 @pytest.fixture

@@ -10,20 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-LANGUAGES = (
-    "javascript",
-    "typescript",
-    "python",
-    "shell",
-    "ruby",
-    "go",
-    "rust",
-    "php",
-    "perl",
-    "r",
-    "elixir",
-    "csharp",
-)
+from ctxmode.sandbox.runtimes import SUPPORTED_LANGUAGES
+
+LANGUAGES = SUPPORTED_LANGUAGES
 
 _STR = {"type": "string"}
 _NUM = {"type": "number"}
