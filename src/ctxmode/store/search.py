@@ -246,13 +246,26 @@ def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
         for fixed in corrections(conn, term.parts[i]):
             parts = [*term.parts[:i], fixed, *term.parts[i + 1 :]]
             if _matches_anything(conn, " ".join(parts)):
-                old = re.escape(term.parts[i])
-                text = re.sub(old, fixed, term.text, count=1, flags=re.IGNORECASE)
-                return TermPlan(term, [" ".join(parts)], corrected=text)
+                return TermPlan(term, [" ".join(parts)], corrected=_respelt(term, parts))
+    elif unknown:  # "sched-setafinity-polcy": each misspelt part fixed on its own
+        parts = list(term.parts)
+        for i in unknown:
+            parts[i] = correct_word(conn, parts[i]) or parts[i]
+        if parts != list(term.parts) and _matches_anything(conn, " ".join(parts)):
+            return TermPlan(term, [" ".join(parts)], corrected=_respelt(term, parts))
     prefix = term.word + "*"  # the last part is a fragment: "o nonbl" -> O_NONBLOCK
     if _matches_anything(conn, prefix):
         return TermPlan(term, [prefix])
     return TermPlan(term, [])
+
+
+def _respelt(term: QueryTerm, parts: list[str]) -> str:
+    """The term as typed, with its corrected parts put in ("cherry-pik" -> "cherry-pick")."""
+    text = term.text
+    for old, new in zip(term.parts, parts, strict=True):
+        if old != new:
+            text = re.sub(re.escape(old), new, text, count=1, flags=re.IGNORECASE)
+    return text
 
 
 def plan_query(conn: sqlite3.Connection, raw: str) -> Plan:
@@ -591,10 +604,9 @@ def run_query(
     for chunk_id, score in pool:
         title, content = marked[chunk_id]
         source = sources[chunk_id]
-        if not source.headed:  # a plain chunk's "title" is its first line: no heading
-            title = ""
+        heading = title if source.headed else ""  # a plain chunk's title is its first line
         boost = (
-            features(title, content, keys, weights, forms).boost()
+            features(heading, content, keys, weights, forms).boost()
             + LEAD_WEIGHT * source.lead
             + NAMED_WEIGHT * named_share(source.label, plan, weights)
         )
