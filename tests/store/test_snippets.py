@@ -47,3 +47,49 @@ def test_snippets_are_bounded_and_contain_the_match(filler, position, budget):
 
 def test_strip_marks_returns_spans():
     assert strip_marks("a \x02bc\x03 d") == ("a bc d", [(2, 4)])
+
+
+def marks(text: str, *words: str) -> str:
+    for word in words:
+        text = text.replace(word, f"\x02{word}\x03")
+    return text
+
+
+def test_the_line_with_most_distinct_query_words_wins_over_earlier_lines():
+    lines = [f"threads here {i}, nothing else of note on this line" for i in range(40)]
+    lines[30] = "Specify the number of worker threads to use."
+    snippet = make_snippet(marks("\n".join(lines), "threads", "worker"), 200, ["worker", "threads"])
+    assert "Specify the number of worker threads to use." in snippet
+
+
+def test_an_inflected_repeat_does_not_count_as_another_query_word():
+    lines = [f"filler line {i} with words that do not matter" for i in range(60)]
+    lines[10] = "threads and more threads, thread after thread"
+    lines[50] = "the worker threads"
+    marked = marks("\n".join(lines), "threads", "thread", "worker")
+    snippet = make_snippet(marked, 120, ["worker", "threads"])
+    assert "the worker threads" in snippet
+
+
+def test_a_definition_line_brings_the_sentence_describing_it():
+    text = "\n".join(
+        [f"intro line {i} about other things." for i in range(40)]
+        + [
+            "       rebase.autoStash",
+            "           When set to true, automatically create a temporary stash entry",
+            "           before the operation begins, and apply it after the operation",
+            "           ends.",
+        ]
+        + [f"outro line {i} about other things." for i in range(40)]
+    )
+    snippet = make_snippet(marks(text, "autoStash"), 400, ["autostash"])
+    assert "automatically create a temporary stash entry" in snippet
+    assert "before the operation begins" in snippet
+
+
+def test_a_sentence_started_on_the_line_before_comes_along():
+    lines = [f"unrelated sentence number {i}." for i in range(50)]
+    lines[25] = "Setting threads to a special value, the number of"
+    lines[26] = "worker threads is chosen automatically."
+    snippet = make_snippet(marks("\n".join(lines), "worker"), 150, ["worker"])
+    assert "Setting threads to a special value" in snippet

@@ -2,11 +2,15 @@
 
 Pipeline: parse and quote the terms (stopwords dropped); check each against the index;
 expand fragments to real words through the trigram index over the vocabulary, or as a
-prefix; correct typos (trigram candidates re-ranked by edit distance); run three ranked
-FTS5 queries (every term, topped up with all-but-one; all terms NEAR each other; the
-fragment expansions); fuse them by reciprocal rank; re-rank the top by term coverage,
-proximity, adjacency, same-line and title matches and definition lines, added to the
-fused score (so the fused order still counts); demote repeats from one source.
+prefix; correct each misspelt word on its own (vocabulary words that begin alike, else
+share trigrams, re-ranked by edit distance, then by how common they are; a rare word
+one edit from a far commoner one is searched as both); run the ranked FTS5 queries
+(every term, topped up with all-but-one; all terms NEAR each other; a short query as an
+exact phrase; the fragment expansions); fuse them by reciprocal rank; re-rank the top by
+match shape (coverage weighted by term rarity, proximity, adjacency, same line, title,
+definition lines, words as typed, the query verbatim), by whether the source is named
+after a term and opens with a summary, added to the fused score (so the fused order still
+counts); demote repeats from one source.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from ctxmode.store import snippets, terms
 from ctxmode.store.terms import QueryTerm
 
 RRF_K = 60
-NEAR_WEIGHT = 1.0  # the proximity and phrase lists: evidence of shape, weighed under the terms
 CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
 RERANK_POOL = 15  # fused chunks whose matches are examined
 SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
@@ -40,8 +43,8 @@ DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word (
 SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
-PARTIAL_FROM_TERMS = 4
-IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)  # questions this long also search with each term left out
+PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
 
 
 @dataclass
@@ -62,6 +65,13 @@ class TermPlan:
 class Plan:
     terms: list[TermPlan]
     corrected_query: str | None
+
+    def phrase(self) -> str | None:
+        """The query's words in order, as a text would spell them, for a short query."""
+        words = [t.words[-1] for t in self.terms if t.words]
+        if not 2 <= len(words) <= PHRASE_MAX_TERMS or any(w.endswith("*") for w in words):
+            return None
+        return " ".join(words)
 
     def group(self, with_expansions: bool) -> list[str]:
         return [
@@ -165,15 +175,18 @@ def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> in
     ).fetchone()[0]
 
 
+def _common_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _shared_ends(a: str, b: str) -> int:
     """Length of the common prefix plus the common suffix of two words."""
-
-    def common(x: str, y: str) -> int:
-        return next(
-            (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
-        )
-
-    return common(a, b) + common(a[::-1], b[::-1])
+    return _common_start(a, b) + _common_start(a[::-1], b[::-1])
 
 
 def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
@@ -320,13 +333,12 @@ def _ranked(
     return [(row[0], -row[1]) for row in conn.execute(sql, [*filters[1], match, limit])]
 
 
-def _fuse(lists: list[tuple[float, Ranked]]) -> dict[int, float]:
-    """Weighted reciprocal rank fusion: each list adds weight/(k + rank) for every chunk it
-    ranks."""
+def _fuse(lists: list[Ranked]) -> dict[int, float]:
+    """Reciprocal rank fusion: each list adds 1/(k + rank) for every chunk it ranks."""
     fused: dict[int, float] = {}
-    for weight, ranked in lists:
+    for ranked in lists:
         for rank, (chunk_id, _) in enumerate(ranked, 1):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (RRF_K + rank)
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
     return fused
 
 
@@ -355,32 +367,32 @@ def candidate_lists(
     limit: int,
     depth: int,
     filters: tuple[str, list[object]],
-) -> list[tuple[float, Ranked]]:
+) -> list[Ranked]:
     """Ranked chunks: every term (topped up with all-but-one), all terms near each other,
     and fragments expanded to the words containing them. Each is one list for the fusion."""
     groups = plan.group(with_expansions=False)
-    lists: list[tuple[float, Ranked]] = []
+    lists: list[Ranked] = []
     if groups:
         ranked = _ranked(conn, " AND ".join(groups), depth, filters)
         if len(groups) > 1 and (len(ranked) < limit or len(groups) >= PARTIAL_FROM_TERMS):
             seen = {chunk_id for chunk_id, _ in ranked}
             more = _partial_matches(conn, groups, depth, filters)
             ranked += [item for item in more if item[0] not in seen][: depth - len(ranked)]
-        lists.append((1.0, ranked))
+        lists.append(ranked)
         firsts = [terms.fts_phrase(t.words[-1]) for t in plan.terms if t.words]
         if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
             near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
-            lists.append((NEAR_WEIGHT, _ranked(conn, near, depth, filters)))
+            lists.append(_ranked(conn, near, depth, filters))
             if len(firsts) <= PHRASE_MAX_TERMS:  # the words in this order, side by side
                 phrase = " + ".join(firsts)
-                lists.append((NEAR_WEIGHT, _ranked(conn, phrase, depth, filters)))
+                lists.append(_ranked(conn, phrase, depth, filters))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
             ranked = _ranked(conn, " OR ".join(expanded), depth, filters)
-        lists.append((1.0, ranked))
-    return [(w, r) for w, r in lists if r]
+        lists.append(ranked)
+    return [r for r in lists if r]
 
 
 def _highlighted(
@@ -445,17 +457,35 @@ def _term_keys(plan: Plan) -> list[set[str]]:
     return keys
 
 
+def _term_of(token: str, keys: list[set[str]]) -> int | None:
+    token = token.lower()
+    for index, prefixes in enumerate(keys):
+        if any(token.startswith(p) or p.startswith(token) for p in prefixes):
+            return index
+    return None
+
+
 def _matches(marked: str, keys: list[set[str]]) -> tuple[str, list[tuple[int, int, int]]]:
-    """The text, and (start, end, term index) of each marked token of a query term."""
+    """The text, and (start, end, term index) of each match of a query term: the tokens the
+    index marked, and the camelCase parts it matched through the identifier-parts column
+    ("keep" in TCPKeepAlive), which no highlight shows."""
     text, spans = snippets.strip_marks(marked)
     found = []
     for start, end in spans:
-        token = text[start:end].lower()
-        for index, prefixes in enumerate(keys):
-            if any(token.startswith(p) or p.startswith(token) for p in prefixes):
-                found.append((start, end, index))
-                break
+        index = _term_of(text[start:end], keys)
+        if index is not None:
+            found.append((start, end, index))
+    if len({m[2] for m in found}) < len(keys) and terms.CAMEL_HINT.search(text):
+        for token in _CAMEL_TOKEN.finditer(text):
+            for part in terms.CAMEL_PART.finditer(token.group()):
+                index = _term_of(part.group(), keys) if part.end() - part.start() >= 3 else None
+                if index is not None:
+                    found.append((token.start() + part.start(), token.start() + part.end(), index))
+        found.sort()
     return text, found
+
+
+_CAMEL_TOKEN = re.compile(r"[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
 
 
 def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
@@ -508,7 +538,7 @@ def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int
 
 
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
-           "defines": 0.1, "exact": 0.1}  # fmt: skip
+           "defines": 0.1, "exact": 0.1, "verbatim": 0.15}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -522,6 +552,7 @@ class Features:
     title: float  # share of the terms in the title
     defines: float  # share of the terms opening a line
     exact: float  # share of the terms found as typed, not only as another inflection
+    verbatim: float  # 1 when the query's words occur just as typed, in order, space-separated
 
     def boost(self) -> float:
         return sum(weight * getattr(self, name) for name, weight in WEIGHTS.items())
@@ -533,13 +564,15 @@ def features(
     keys: list[set[str]],
     weights: list[float] | None = None,
     forms: list[list[str]] | None = None,
+    phrase: str | None = None,
 ) -> Features:
     """The match-shape features of one highlighted chunk. `weights` (one per term, summing
     to 1; equal if not given) make a rare term count for more than a common one; `forms`
-    (the words as typed, per term) tell an exact match from a stemmed one."""
+    (the words as typed, per term) tell an exact match from a stemmed one; `phrase` is the
+    query as the text would say it ("busy waiting", not "busy wait" or "busy-waiting")."""
     n = len(keys)
     if n == 0:
-        return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return Features(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     weights = weights or [1.0 / n] * n
 
     def share(found: set[int]) -> float:
@@ -558,7 +591,9 @@ def features(
     exact = {i for i, words in enumerate(forms or []) if any(w in lowered for w in words)}
     if n == 1:  # one identifier: where it is defined is what matters
         defines = SINGLE_TERM_DEFINES * len(defined)
-        return Features(len(present), 1.0, 1.0, len(best_line), len(in_title), defines, len(exact))
+        return Features(
+            len(present), 1.0, 1.0, len(best_line), len(in_title), defines, len(exact), 0.0
+        )
     span = _min_span(in_content, n) if len(present) == n else None
     proximity = 1.0 / (1.0 + span / (40.0 * n)) if span is not None else 0.0
     adjacent = 0
@@ -575,6 +610,7 @@ def features(
         share(in_title),
         share(defined),
         share(exact),
+        float(bool(phrase) and phrase in " ".join(lowered.split())),
     )
 
 
@@ -598,6 +634,7 @@ def run_query(
     pool = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)[: max(2 * limit, RERANK_POOL)]
     top = pool[0][1]
     keys, weights, forms = _term_keys(plan), term_weights(conn, plan), _term_forms(plan)
+    phrase = plan.phrase()
     sources = _sources(conn, [chunk_id for chunk_id, _ in pool])
     out = []
     marked = _highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
@@ -606,7 +643,7 @@ def run_query(
         source = sources[chunk_id]
         heading = title if source.headed else ""  # a plain chunk's title is its first line
         boost = (
-            features(heading, content, keys, weights, forms).boost()
+            features(heading, content, keys, weights, forms, phrase).boost()
             + LEAD_WEIGHT * source.lead
             + NAMED_WEIGHT * named_share(source.label, plan, weights)
         )

@@ -1,0 +1,131 @@
+"""Search quality mechanisms, through the public KnowledgeBase API on real SQLite files."""
+
+import pytest
+
+from ctxmode.store import search
+from ctxmode.store.knowledge import KnowledgeBase
+
+FILLER = "Nothing of interest is said in this paragraph about anything at all.\n"
+
+
+@pytest.fixture
+def kb(tmp_path):
+    with KnowledgeBase.open(str(tmp_path)) as kb:
+        yield kb
+
+
+def first(kb, query, **kw):
+    result = kb.search([query], **kw)[0]
+    return result, (result.hits[0] if result.hits else None)
+
+
+def test_a_transposition_in_a_short_word_is_corrected_towards_the_common_word(kb):
+    # "defualt" shares one trigram with "default"; a stray "defalt" is as close but rare.
+    kb.index_text("notes", "# Notes\nA defalt typo lives here once.\n")
+    # Many words share more trigrams with "defualt" than "default" does (one: "def").
+    decoys = " ".join(f"fualt{a}{b}" for a in "abcdefghijklmnop" for b in "abcdefghijklmnop")
+    kb.index_text("decoys", f"# Decoys\n{decoys}\n")
+    for n in range(5):
+        kb.index_text(f"cfg{n}", f"# Config {n}\nThe default value of option {n} is zero.\n")
+    result, hit = first(kb, "defualt value")
+    assert result.corrected_query == "default value"
+    assert hit.source.startswith("cfg")
+
+
+def test_a_rare_vocabulary_word_near_a_common_one_is_searched_as_both(kb):
+    # The corpus holds the typo too (a changelog), so it is in the vocabulary.
+    kb.index_text("changelog", "* Fix: do not recieve twice.\n", fmt="plain")
+    for n in range(40):
+        kb.index_text(f"page{n}", f"# Page {n}\nSockets receive data in chunk {n}.\n")
+    result = kb.search(["recieve"], limit=50)[0]
+    assert result.corrected_query == "receive"
+    sources = {h.source for h in result.hits}
+    assert "changelog" in sources and "page0" in sources  # the original still matches
+
+
+def test_a_word_common_in_the_corpus_is_not_corrected(kb):
+    for n in range(5):
+        kb.index_text(f"doc{n}", f"# Doc {n}\nThe mlock call locks memory {n}.\n")
+    kb.index_text("blocks", "# Blocks\n" + "A block device.\n")
+    result, hit = first(kb, "mlock")
+    assert result.corrected_query is None
+    assert hit.source.startswith("doc")
+
+
+def test_each_misspelt_part_of_a_compound_term_is_corrected(kb):
+    kb.index_text("sched", "# sched\nCall sched_setaffinity to pin a thread to a CPU.\n")
+    result, hit = first(kb, "schd_setafinity")
+    assert hit is not None and hit.source == "sched"
+    assert result.corrected_query == "sched_setaffinity"
+
+
+def test_misspelt_words_are_corrected_independently_and_none_is_dropped(kb):
+    kb.index_text(
+        "events",
+        "# emitter.once(eventName, listener)\nAdds a one-time listener for the event.\n",
+    )
+    kb.index_text("emit", "# Emit\nThe emitter sends events.\n")
+    result, hit = first(kb, "emiter once listner")
+    assert result.corrected_query == "emitter once listener"
+    assert hit.source == "events"
+
+
+def test_a_fragment_of_an_identifier_finds_it(kb):
+    kb.index_text(
+        "open",
+        "# open\n\n## Flags\n\n    O_NONBLOCK or O_NDELAY\n"
+        "        When possible, the file is opened in nonblocking mode.\n",
+    )
+    _, hit = first(kb, "O_NONBL")
+    assert hit is not None and "opened in nonblocking mode" in hit.snippet
+
+
+def test_the_source_named_after_a_query_term_ranks_first(kb):
+    body = "List the contents of a tar archive.\n"
+    kb.index_text("man:tar(1)", f"# Manual\n\n## Operation mode\n{body}{FILLER * 3}")
+    kb.index_text("man:ptargrep(1)", f"# Manual\n\n## Operation mode\n{body}")
+    _, hit = first(kb, "how do I list the contents of a tar archive")
+    assert hit.source == "man:tar(1)"  # although the shorter ptargrep chunk scores higher
+    plan = search.plan_query(kb.conn, "tar archive")
+    weights = search.term_weights(kb.conn, plan)
+    assert search.named_share("man:tar(1)", plan, weights) == pytest.approx(weights[0])
+    assert search.named_share("man:ptargrep(1)", plan, weights) == 0.0
+
+
+def test_plain_text_hits_keep_their_first_line_as_title(kb):
+    kb.index_text("log", "build started\nerror: widget failed to compile\n", fmt="plain")
+    _, hit = first(kb, "widget")
+    assert hit.title == "build started"
+
+
+def test_an_exact_phrase_beats_the_same_words_apart(kb):
+    kb.index_text("apart", "# Apart\nThe page was loaded. Later a guard stood at the door.\n")
+    kb.index_text("phrase", "# Phrase\nEstablish a guard page at the end of the stack.\n")
+    _, hit = first(kb, "guard page")
+    assert hit.source == "phrase"
+
+
+def test_query_words_inside_camel_case_identifiers_count_as_matches():
+    keys = [{"keep"}, {"aliv"}]
+    marked = "Set TCPKeepAlive to yes.\n"
+    _, found = search._matches(marked, keys)
+    assert {term for _, _, term in found} == {0, 1}
+    f = search.features("", marked, keys)
+    assert f.coverage == 1.0 and f.line == 1.0
+
+
+def test_rare_terms_weigh_more_than_common_ones(kb):
+    kb.index_text("ssh", "# ssh\nThe ssh client keeps an idle connection open.\n")
+    for n in range(20):
+        kb.index_text(f"out{n}", f"# Out {n}\nTimed out {n}.\n")
+    plan = search.plan_query(kb.conn, "idle out")
+    idle, out = search.term_weights(kb.conn, plan)
+    assert idle > out and abs(idle + out - 1.0) < 1e-9
+
+
+def test_the_snippet_of_a_long_chunk_shows_the_line_holding_most_query_words(kb):
+    lines = [f"threads line {n}: " + FILLER for n in range(30)]
+    lines.insert(20, "Specify the number of worker threads to use when compressing.\n")
+    kb.index_text("xz", "# xz\n" + "".join(lines))
+    _, hit = first(kb, "compressing with worker threads", snippet_chars=300)
+    assert "Specify the number of worker threads to use" in hit.snippet
