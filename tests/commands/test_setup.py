@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
+import sys
+import tomllib
 
+import pytest
 from click.testing import CliRunner
 
 from ctxmode.commands.setup import command, fast_hook_prefix
 
 OTHER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
+
+
+HOST_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "KIMI_CODE_HOME", "XDG_CONFIG_HOME")
+
+
+@pytest.fixture(autouse=True)
+def temp_home(tmp_path, monkeypatch):
+    """No test here may read or write the real user's host configs."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in HOST_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home
 
 
 def run_setup(*args: str):
@@ -69,3 +88,128 @@ def test_unusual_install_paths_are_shell_quoted():
         ["sh", "-c", f"printf '%s' {code_word}"], capture_output=True, text=True, check=True
     ).stdout
     assert printed.startswith('import sys;sys.path.insert(0,"/opt/it\'s here/site-packages");')
+
+
+# ------------------------------------------------------------ every host, real processes
+
+
+def setup_process(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ctxmode", "setup", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_codex_install_is_idempotent_and_uninstall_removes_it(temp_home):
+    first = setup_process("codex")
+    assert first.returncode == 0, first.stderr
+    hooks = json.loads((temp_home / ".codex" / "hooks.json").read_text())
+    assert set(hooks["hooks"]) == {
+        "PreToolUse", "PostToolUse", "PreCompact", "SessionStart", "UserPromptSubmit", "Stop"
+    }  # fmt: skip
+    config = tomllib.loads((temp_home / ".codex" / "config.toml").read_text())
+    server = config["mcp_servers"]["context-mode"]
+    assert server["args"] == ["serve"] and os.path.isabs(server["command"])
+    second = setup_process("codex")
+    assert "already set up" in second.stdout
+    gone = setup_process("--uninstall", "codex")
+    assert gone.returncode == 0, gone.stderr
+    assert not (temp_home / ".codex" / "hooks.json").exists()
+    assert "context-mode" not in (temp_home / ".codex" / "config.toml").read_text()
+
+
+def test_the_mcp_command_starts_ctxmode(temp_home):
+    assert setup_process("cursor").returncode == 0
+    server = json.loads((temp_home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    line = [server["context-mode"]["command"], *server["context-mode"]["args"]]
+    assert line[-1] == "serve"
+    helped = subprocess.run([*line, "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "serve" in helped.stdout.lower()
+
+
+def test_print_shows_the_files_and_writes_nothing(temp_home):
+    shown = setup_process("cursor", "--print")
+    assert shown.returncode == 0, shown.stderr
+    assert "preToolUse: " in shown.stdout and "cursor pretooluse" in shown.stdout
+    assert f"Would create {temp_home / '.cursor' / 'hooks.json'}:" in shown.stdout
+    assert '"mcpServers"' in shown.stdout
+    assert not (temp_home / ".cursor").exists()
+
+
+def test_project_scope_is_refused_where_the_host_has_none(tmp_path):
+    refused = setup_process("kimi", "--project", str(tmp_path))
+    assert refused.returncode != 0 and "no project-scope config" in refused.stderr
+
+
+def test_a_project_only_host_installs_into_the_current_project(tmp_path, monkeypatch):
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert run_setup("vscode-copilot").exit_code == 0
+    hooks = json.loads((project / ".github" / "hooks" / "context-mode.json").read_text())
+    assert hooks["hooks"]["PreToolUse"][0]["command"].endswith(" vscode-copilot pretooluse")
+    assert "context-mode" in json.loads((project / ".vscode" / "mcp.json").read_text())["servers"]
+
+
+def test_project_flag_writes_the_project_files(tmp_path, temp_home):
+    project = tmp_path / "p"
+    assert run_setup("gemini-cli", "--project", str(project)).exit_code == 0
+    settings = json.loads((project / ".gemini" / "settings.json").read_text())
+    assert "BeforeTool" in settings["hooks"] and "context-mode" in settings["mcpServers"]
+    assert not (temp_home / ".gemini").exists()
+
+
+def test_malformed_toml_gets_a_one_line_error_and_stays(temp_home):
+    config = temp_home / ".kimi-code" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[[hooks]\n")
+    failed = setup_process("kimi")
+    assert failed.returncode == 1
+    assert failed.stderr.count("\n") == 1 and "not valid TOML" in failed.stderr
+    assert config.read_text() == "[[hooks]\n"
+    assert not (temp_home / ".kimi-code" / "mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("platform", "path", "event", "expected"),
+    [
+        ("kiro", ".kiro/agents/context-mode.json", "agentSpawn", 0),
+        ("codex", ".codex/hooks.json", "Stop", 0),
+        ("gemini-cli", ".gemini/settings.json", "AfterTool", 0),
+    ],
+)
+def test_written_commands_run_as_hooks(temp_home, platform, path, event, expected):
+    assert run_setup(platform).exit_code == 0
+    entry = json.loads((temp_home / path).read_text())["hooks"][event][0]
+    line = entry["hooks"][0]["command"] if "hooks" in entry else entry["command"]
+    done = subprocess.run(["sh", "-c", line], input=b"{}", capture_output=True, timeout=60)
+    assert done.returncode == expected, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("platform", "path"),
+    [("kimi", ".kimi-code/config.toml"), ("copilot-cli", ".copilot/hooks/context-mode.json")],
+)
+def test_installed_hooks_import_no_installer_code(temp_home, platform, path):
+    assert run_setup(platform).exit_code == 0
+    text = (temp_home / path).read_text()
+    if path.endswith(".toml"):
+        line = tomllib.loads(text)["hooks"][0]["command"]
+    else:
+        line = json.loads(text)["hooks"]["preToolUse"][0]["bash"]
+    argv = shlex.split(line)
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}).encode()
+    done = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]], input=payload, capture_output=True, timeout=60
+    )
+    imported = {
+        row.rsplit("|", 1)[-1].strip()
+        for row in done.stderr.decode().splitlines()
+        if row.startswith("import time:")
+    }
+    assert "ctxmode.hooks.runner" in imported
+    assert not imported & {"ctxmode.platforms._install", "json", "tomllib", "dataclasses", "click"}

@@ -129,3 +129,119 @@ def test_the_snippet_of_a_long_chunk_shows_the_line_holding_most_query_words(kb)
     kb.index_text("xz", "# xz\n" + "".join(lines))
     _, hit = first(kb, "compressing with worker threads", snippet_chars=300)
     assert "Specify the number of worker threads to use" in hit.snippet
+
+
+def test_each_indexing_of_a_source_counts_towards_its_words_frequency(kb):
+    kb.index_text("one", "# One\nThe kernel schedules threads.\n")
+    kb.index_text("two", "# Two\nThe kernel runs threads and schedules them.\n")
+    freq = dict(kb.conn.execute("SELECT word, freq FROM kb_vocab WHERE word IN ('kernel', 'runs')"))
+    assert freq == {"kernel": 2, "runs": 1}
+
+
+def test_a_misspelling_many_sources_repeat_is_searched_as_the_far_commoner_word_too(kb):
+    # "chnage" is in five sources (more than a stray typo), "change" in 120: the query
+    # word is searched as both, and the page that spells it right is found.
+    for n in range(5):
+        kb.index_text(f"log{n}", f"* Release {n}: chnage the build flags.\n", fmt="plain")
+    for n in range(119):
+        kb.index_text(f"page{n}", f"# Page {n}\nA change to setting {n} applies at once.\n")
+    kb.index_text("touch", "# touch\ntouch - change file timestamps\n")
+    result, hit = first(kb, "chnage file timestamps")
+    assert result.corrected_query == "change file timestamps"
+    assert hit.source == "touch"
+
+
+def test_a_word_as_common_as_its_neighbour_is_not_treated_as_a_typo(kb):
+    for n in range(30):
+        kb.index_text(f"a{n}", f"# A {n}\nUse epoll to wait for events {n}.\n")
+        kb.index_text(f"b{n}", f"# B {n}\nUse poll to wait for events {n}.\n")
+    result, hit = first(kb, "epoll")
+    assert result.corrected_query is None
+    assert hit.source.startswith("a")
+
+
+def test_a_definition_line_is_found_below_many_short_passing_mentions(kb):
+    # BM25 ranks 30 one-line mentions above the long section that defines the term;
+    # the definition line still brings that section to the top.
+    for n in range(30):
+        kb.index_text(f"mention{n}", f"# Note {n}\nRaise RLIMIT_NOFILE first.\n")
+    body = "\n".join(
+        [
+            "# getrlimit",
+            "## Resources",
+            *[
+                f"       RLIMIT_OTHER{n}\n              Limits thing {n} of the process in some way.\n"
+                for n in range(12)
+            ],
+            "       RLIMIT_NOFILE",
+            "              This specifies a value one greater than the maximum file",
+            "              descriptor number that can be opened by this process.",
+            *[FILLER] * 20,
+        ]
+    )
+    kb.index_text("getrlimit", body)
+    _, hit = first(kb, "RLIMIT_NOFILE")
+    assert hit.source == "getrlimit"
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "defines"),
+    [
+        (
+            "  O_NONBLOCK or O_NDELAY\n         When possible, the file is opened in nonblocking",
+            "O_NONBLOCK",
+            True,
+        ),
+        (
+            "  CLOCK_MONOTONIC_RAW (since Linux 2.6.28; Linux-specific)\n      Similar to the clock but raw and fast",
+            "CLOCK_MONOTONIC_RAW",
+            True,
+        ),
+        (
+            "  O_NONBLOCK open file status flag.\n\n  The channel provided by a pipe is a byte stream",
+            "O_NONBLOCK",
+            False,
+        ),
+        ("  O_NONBLOCK\n  The channel provided by a pipe is a byte stream", "O_NONBLOCK", False),
+        (
+            "  Set O_NONBLOCK\n         When possible, the file is opened in nonblocking",
+            "O_NONBLOCK",
+            False,
+        ),
+    ],
+)
+def test_a_definition_line_heads_an_indented_description(text, word, defines):
+    assert search.opens_definition(text, text.index(word)) is defines
+
+
+def test_a_short_query_phrase_keeps_its_stopwords(kb):
+    kb.index_text("fork", "# fork\n## Notes\nPages are shared copy-on-write after fork.\n")
+    kb.index_text("copier", "# copier\n## Notes\nThe tool will copy, then write a log line.\n")
+    plan = search.plan_query(kb.conn, "copy on write")
+    assert plan.phrase() == "copy on write"
+    _, hit = first(kb, "copy on write")
+    assert hit.source == "fork"
+
+
+def test_a_phrase_as_typed_outweighs_the_same_words_around_punctuation():
+    assert search._verbatim("an ascii bell character (07)", "bell character") == 1.0
+    assert search._verbatim("write a <bell> character.", "bell character") == 0.5
+    assert search._verbatim("named paste buffers", "paste buffer") == 1.0
+    assert search._verbatim("a character bell", "bell character") == 0.0
+
+
+def test_an_adverb_also_finds_its_adjective(kb):
+    kb.index_text("timers", "# setInterval\nSchedules repeated execution of callback.\n")
+    _, hit = first(kb, "run repeatedly")
+    assert hit is not None and hit.source == "timers"
+
+
+def test_a_long_query_no_chunk_nearly_covers_falls_back_to_its_rarest_terms(kb):
+    for n in range(40):
+        kb.index_text(f"common{n}", f"# Common {n}\nHow to run the thing {n} with node.\n")
+    kb.index_text("timers", "# Timers\nSchedules repeated callbacks every few milliseconds.\n")
+    plan = search.plan_query(kb.conn, "run thing node every few milliseconds")
+    ranked = search._partial_matches(kb.conn, plan.group(False), 20, ("", []))
+    assert [chunk_id for chunk_id, _ in ranked] == [
+        row[0] for row in kb.conn.execute("SELECT id FROM kb_chunks WHERE content LIKE '%milli%'")
+    ]

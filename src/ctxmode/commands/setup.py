@@ -1,15 +1,16 @@
-"""`ctxmode setup PLATFORM`: register ctxmode's hooks with a host, in their fast form.
+"""`ctxmode setup PLATFORM`: register ctxmode's hooks and MCP server with a host.
 
 The hook command is the absolute venv interpreter with `-I -S` importing
 `ctxmode._hook` from this installation (no console-script shim, no site scan), so
-each tool call costs an interpreter start plus a few milliseconds. Settings files are
-merged, never clobbered: other hooks and keys are kept, our earlier entries replaced,
-and the previous file is kept as `<name>.ctxmode-backup`.
+each tool call costs an interpreter start plus a few milliseconds. Each host module
+computes its own file changes (`install_changes` / `uninstall_changes`); this command
+prints or applies them. Files are merged, never clobbered: other hooks and servers are
+kept, our earlier entries replaced, and the previous file is kept as
+`<name>.ctxmode-backup`. `--uninstall` removes exactly our entries.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import sys
@@ -19,12 +20,9 @@ import click
 import ctxmode
 from ctxmode.platforms import REGISTRY
 
-# Hosts whose settings file takes Claude-shaped `hooks` entries.
-CLAUDE_SHAPED = ("claude-code", "qwen-code")
 SAFE_PATH_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@~"
 )
-OUR_MARKERS = ("ctxmode._hook", "ctxmode hook")
 
 
 def package_parent() -> str:
@@ -45,56 +43,18 @@ def fast_hook_prefix(python: str | None = None, parent: str | None = None) -> st
     return f"{shlex.quote(python)} -I -S -c {code}"
 
 
-def _is_ours(entry: object) -> bool:
-    hooks = entry.get("hooks") if isinstance(entry, dict) else None
-    commands = [h.get("command", "") for h in hooks or [] if isinstance(h, dict)]
-    return any(isinstance(c, str) and any(m in c for m in OUR_MARKERS) for c in commands)
+def server_command() -> list[str]:
+    """How hosts start our MCP server: the `ctxmode` script beside this interpreter (else on
+    PATH), else `<python> -m ctxmode`; always an absolute path, plus `serve`."""
+    import shutil
 
-
-def merge_hooks(settings: dict, commands: dict[str, str], matchers: dict[str, str]) -> dict:
-    """`settings` with our hook entries (replacing earlier ones of ours), all else kept."""
-    merged = dict(settings)
-    hooks = merged.get("hooks")
-    hooks = dict(hooks) if isinstance(hooks, dict) else {}
-    for host_event, command in commands.items():
-        existing = hooks.get(host_event)
-        kept = [e for e in existing if not _is_ours(e)] if isinstance(existing, list) else []
-        ours = {
-            "matcher": matchers.get(host_event, ""),
-            "hooks": [{"type": "command", "command": command}],
-        }
-        hooks[host_event] = [*kept, ours]
-    merged["hooks"] = hooks
-    return merged
-
-
-def read_settings(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return {}
-    try:
-        settings = json.loads(text) if text.strip() else {}
-    except ValueError as error:
-        raise click.ClickException(
-            f"{path} is not valid JSON ({error}); fix it first, nothing was changed"
-        ) from None
-    if not isinstance(settings, dict):
-        raise click.ClickException(f"{path} does not hold a JSON object; nothing was changed")
-    return settings
-
-
-def write_settings(path: str, settings: dict) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    if os.path.exists(path):
-        with open(path, "rb") as source, open(path + ".ctxmode-backup", "wb") as backup:
-            backup.write(source.read())
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(settings, handle, indent=2)
-        handle.write("\n")
-    os.replace(temporary, path)
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "ctxmode")
+    if os.name == "nt":
+        beside += ".exe"
+    script = beside if os.access(beside, os.X_OK) else shutil.which("ctxmode")
+    if script:
+        return [os.path.abspath(script), "serve"]
+    return [os.path.abspath(sys.executable), "-m", "ctxmode", "serve"]
 
 
 def precompile() -> None:
@@ -106,38 +66,78 @@ def precompile() -> None:
     compileall.compile_dir(package, quiet=1)
 
 
+def target_dir(platform: str, scopes: tuple[str, ...], project_dir: str) -> str:
+    """The project dir to install into ("" = user scope), or a ClickException."""
+    if project_dir:
+        if "project" not in scopes:
+            raise click.ClickException(
+                f"{platform} has no project-scope config; run without --project"
+            )
+        return os.path.abspath(project_dir)
+    if "user" in scopes:
+        return ""
+    from ctxmode.project import resolve_project_root
+
+    return resolve_project_root()  # a project-only host: this project
+
+
+def describe(change: object) -> str:
+    if change.after is None:
+        return f"delete {change.path}"
+    return f"{'update' if change.before is not None else 'create'} {change.path}"
+
+
 @click.command("setup")
 @click.argument("platform", type=click.Choice(sorted(REGISTRY)))
 @click.option(
-    "--print", "print_only", is_flag=True, help="Print the hook commands; change nothing."
+    "--print", "print_only", is_flag=True, help="Show what would be written; change nothing."
 )
 @click.option(
     "--project",
     "project_dir",
     default="",
-    help="Write the project's settings file instead of the user's.",
+    help="Write the project's config (in DIR) instead of the user's.",
 )
-def command(platform: str, print_only: bool, project_dir: str) -> None:
-    """Register ctxmode's hooks for PLATFORM (fast launch form; settings merged, never clobbered)."""
+@click.option("--uninstall", is_flag=True, help="Remove ctxmode's hooks and MCP server entry.")
+def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) -> None:
+    """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
     import importlib
 
+    from ctxmode.platforms._install import InstallError, apply
+
     module = importlib.import_module(REGISTRY[platform])
-    commands = module.hook_commands(fast_hook_prefix())
-    if print_only or platform not in CLAUDE_SHAPED:
-        if not print_only:
-            click.echo(
-                f"Automatic setup for {platform} is not available yet; register these hooks:"
-            )
-        for host_event, line in commands.items():
-            click.echo(f"{host_event}: {line}")
+    root = target_dir(platform, getattr(module, "SCOPES", ("user",)), project_dir)
+    prefix = fast_hook_prefix()
+    try:
+        if uninstall:
+            changes = module.uninstall_changes(root)
+        else:
+            changes = module.install_changes(prefix, server_command(), root)
+    except InstallError as error:
+        raise click.ClickException(str(error)) from None
+    pending = [change for change in changes if change.changed]
+    if print_only:
+        _print_plan(module, prefix, pending, uninstall)
         return
-    precompile()
-    targets = module.config_paths(os.path.abspath(project_dir) if project_dir else "")
-    path = targets["project" if project_dir else "user"]
-    settings = merge_hooks(read_settings(path), commands, getattr(module, "MATCHERS", {}))
-    write_settings(path, settings)
-    click.echo(f"Wrote {len(commands)} ctxmode hooks to {path}")
-    click.echo(
-        f"Also register the MCP server as 'context-mode', e.g. for Claude Code:\n"
-        f"  claude mcp add context-mode -- {shlex.quote(os.path.abspath(sys.executable))} -m ctxmode serve"
-    )
+    if not uninstall:
+        precompile()
+    for change in pending:
+        apply(change)
+        click.echo(f"{describe(change).capitalize()}")
+    if not pending:
+        click.echo(f"ctxmode is already {'absent from' if uninstall else 'set up for'} {platform}")
+    note = getattr(module, "INSTALL_NOTE", "")
+    if note and not uninstall:
+        click.echo(note)
+
+
+def _print_plan(module: object, prefix: str, pending: list, uninstall: bool) -> None:
+    if not uninstall:
+        for host_event, line in module.hook_commands(prefix).items():
+            click.echo(f"{host_event}: {line}")
+    if not pending:
+        click.echo("Nothing to change.")
+    for change in pending:
+        click.echo(f"\nWould {describe(change)}" + (":" if change.after is not None else ""))
+        if change.after is not None:
+            click.echo(change.after.rstrip("\n"))

@@ -92,6 +92,16 @@ def _deny(reason: str) -> HookOutput:
     return common.json_out({"decision": "deny", "reason": reason or "Blocked by ctxmode."})
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user",)
+MATCHERS = {  # regex on agy's tool names; PostToolUse sees every tool
+    "PreToolUse": "run_command|view_file|grep_search|web_fetch|read_url_content",
+    "PostToolUse": "",
+    "Stop": "",
+}
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     import os
 
@@ -106,3 +116,22 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths()
+    entries = {
+        host: inst.nested(line, MATCHERS[host]) for host, line in hook_commands(hook_prefix).items()
+    }
+    return inst.install_json(
+        paths["hooks"], entries, paths["mcp"], inst.stdio_server(server_command)
+    )
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths()
+    return inst.uninstall_json(paths["hooks"], paths["mcp"], delete_when=inst.only_keys())

@@ -125,13 +125,21 @@ MATCHERS = {
 }
 
 
+SCOPES = ("user", "project")
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
+    """Hooks in settings.json; the MCP server in `.claude.json` (user) or `.mcp.json` (project)."""
     import os
 
-    base = os.path.expanduser(os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude")
-    found = {"user": os.path.join(base, "settings.json")}
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    base = os.path.expanduser(configured or "~/.claude")
+    # Without CLAUDE_CONFIG_DIR the user-scope MCP file sits in the home dir, not ~/.claude.
+    state = os.path.join(base if configured else os.path.expanduser("~"), ".claude.json")
+    found = {"user": os.path.join(base, "settings.json"), "user_mcp": state}
     if project_dir:
         found["project"] = os.path.join(project_dir, ".claude", "settings.json")
+        found["project_mcp"] = os.path.join(project_dir, ".mcp.json")
     return found
 
 
@@ -142,3 +150,34 @@ def hook_commands(command: str) -> dict[str, str]:
         for cli, host in HOST_EVENTS.items()
         if host in MATCHERS
     }
+
+
+def install_claude_style(
+    paths: dict[str, str],
+    commands: dict[str, str],
+    matchers: dict[str, str],
+    server: dict,
+    project_dir: str,
+) -> list:
+    """Claude-shaped hooks and an `mcpServers` entry (shared with Qwen Code)."""
+    from ctxmode.platforms import _install as inst
+
+    scope = "project" if project_dir else "user"
+    entries = {host: inst.nested(line, matchers.get(host, "")) for host, line in commands.items()}
+    return inst.install_json(paths[scope], entries, paths[f"{scope}_mcp"], server)
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    server = inst.stdio_server(server_command, type="stdio")
+    commands = hook_commands(hook_prefix)
+    return install_claude_style(config_paths(project_dir), commands, MATCHERS, server, project_dir)
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    scope = "project" if project_dir else "user"
+    return inst.uninstall_json(paths[scope], paths[f"{scope}_mcp"])

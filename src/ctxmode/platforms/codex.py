@@ -195,11 +195,103 @@ def _write_cache(entry: dict) -> None:
         pass
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user", "project")
+# Rust regex, no look-around. PreToolUse: shell (current and legacy names), grep, fetch,
+# our own tools (bare names) and every MCP tool; the other events see every tool.
+MATCHERS = {
+    "PreToolUse": "Bash|shell|shell_command|exec_command|local_shell|container\\.exec|grep_files"
+    "|web_fetch|WebFetch|ctx_execute|ctx_execute_file|ctx_batch_execute|mcp__.*",
+    "PostToolUse": None,
+    "PreCompact": None,
+    "SessionStart": None,
+    "UserPromptSubmit": None,
+    "Stop": None,
+}
+INSTALL_NOTE = (
+    "Codex: open /hooks in Codex once to review and trust the new hooks "
+    "(untrusted hooks are skipped); project hooks load only in a trusted project."
+)
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     home = os.path.expanduser(os.environ.get("CODEX_HOME") or os.path.join("~", ".codex"))
-    return {"hooks": os.path.join(home, "hooks.json"), "config": os.path.join(home, "config.toml")}
+    found = {"hooks": os.path.join(home, "hooks.json"), "config": os.path.join(home, "config.toml")}
+    if project_dir:
+        found["project_hooks"] = os.path.join(project_dir, ".codex", "hooks.json")
+        found["project_config"] = os.path.join(project_dir, ".codex", "config.toml")
+    return found
 
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+
+
+def _server_table(text: str, server_command: list[str]) -> str:
+    """`text` with `[mcp_servers.context-mode]` running ctxmode (any other entry by that
+    name replaced); unchanged when it already says exactly that."""
+    from ctxmode.platforms import _install as inst
+
+    wanted = {"command": server_command[0], "args": server_command[1:]}
+    current = inst.parse_toml("", text).get("mcp_servers", {})
+    if isinstance(current, dict) and current.get(inst.SERVER_NAME) == wanted:
+        return text
+    kept = inst.drop_sections(text, _is_our_server_section)
+    args = ", ".join(inst.toml_string(arg) for arg in wanted["args"])
+    block = (
+        f"[mcp_servers.{inst.SERVER_NAME}]\n"
+        f"command = {inst.toml_string(wanted['command'])}\n"
+        f"args = [{args}]\n"
+    )
+    return inst.append_block(kept, block)
+
+
+def _is_our_server_section(path: tuple[str, ...], array: bool, body: dict) -> bool:
+    return path[:2] == ("mcp_servers", "context-mode")
+
+
+def _without_server(text: str) -> str:
+    from ctxmode.platforms import _install as inst
+
+    current = inst.parse_toml("", text).get("mcp_servers", {})
+    if not isinstance(current, dict) or not inst.is_our_server(current.get(inst.SERVER_NAME)):
+        return text
+    return inst.drop_sections(text, _is_our_server_section)
+
+
+def _foreign(document: dict) -> dict:
+    """The config minus our server entry (what a TOML edit must leave as it was)."""
+    from ctxmode.platforms import _install as inst
+
+    servers = document.get("mcp_servers")
+    if isinstance(servers, dict):
+        servers.pop(inst.SERVER_NAME, None)
+        if not servers:
+            del document["mcp_servers"]
+    return document
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    entries = {
+        host: inst.nested(line, MATCHERS[host]) for host, line in hook_commands(hook_prefix).items()
+    }
+    hooks = inst.install_json(paths[prefix + "hooks"], entries, "", {})
+    config = inst.toml_change(
+        paths[prefix + "config"], lambda t: _server_table(t, server_command), _foreign
+    )
+    return [*hooks, config]
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    hooks = inst.uninstall_json(paths[prefix + "hooks"], "", delete_when=inst.only_keys())
+    return [*hooks, inst.toml_change(paths[prefix + "config"], _without_server, _foreign)]

@@ -100,17 +100,54 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     return HookOutput()
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user", "project")
+HOOK_TIMEOUT_S = 30
+INSTALL_EVENTS = ("preToolUse", "postToolUse", "preCompact", "sessionStart",
+                  "userPromptSubmitted", "agentStop")  # fmt: skip
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
+    """Hooks in `$COPILOT_HOME/hooks/` or the repo's `.github/hooks/`; MCP is user-level only."""
     import os
 
     home = os.environ.get("COPILOT_HOME") or os.path.join("~", ".copilot")
     home = os.path.expanduser(home)
-    return {
+    found = {
         "hooks": os.path.join(home, "hooks", "context-mode.json"),
         "mcp": os.path.join(home, "mcp-config.json"),
     }
+    if project_dir:
+        found["project_hooks"] = os.path.join(project_dir, ".github", "hooks", "context-mode.json")
+    return found
 
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event key -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {HOST_EVENTS[cli]: f"{command} {PLATFORM_ID} {cli}" for cli in HOST_EVENTS}
+    return {
+        HOST_EVENTS[cli]: f"{command} {PLATFORM_ID} {cli}"
+        for cli in HOST_EVENTS
+        if HOST_EVENTS[cli] in INSTALL_EVENTS
+    }
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    entries = {
+        host: {"type": "command", "bash": line, "timeoutSec": HOOK_TIMEOUT_S}
+        for host, line in hook_commands(hook_prefix).items()
+    }
+    server = inst.stdio_server(server_command, type="local", tools=["*"])
+    hooks = paths["project_hooks" if project_dir else "hooks"]
+    return inst.install_json(hooks, entries, paths["mcp"], server, defaults={"version": 1})
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    hooks = paths["project_hooks" if project_dir else "hooks"]
+    return inst.uninstall_json(hooks, paths["mcp"], delete_when=inst.only_keys("version"))

@@ -87,6 +87,18 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     return common.json_out({"agent_message": ""})
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user", "project")
+MATCHERS = {  # regex on tool_name; None: every tool (postToolUse capture needs them all)
+    "preToolUse": "Shell|Read|Grep|WebFetch|mcp_web_fetch|mcp_fetch_tool|Task|MCP:.*",
+    "postToolUse": None,
+    "sessionStart": None,
+    "beforeSubmitPrompt": None,
+    "stop": None,
+}
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     import os
 
@@ -94,10 +106,44 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     found = {"hooks": os.path.join(home, "hooks.json"), "mcp": os.path.join(home, "mcp.json")}
     if project_dir:
         found["project_hooks"] = os.path.join(project_dir, ".cursor", "hooks.json")
+        found["project_mcp"] = os.path.join(project_dir, ".cursor", "mcp.json")
         found["rules"] = os.path.join(project_dir, ".cursor", "rules", "context-mode.mdc")
     return found
 
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in MATCHERS
+    }
+
+
+def _entry(command: str, matcher: str | None) -> dict:
+    entry = {"type": "command", "command": command}
+    return entry if matcher is None else {**entry, "matcher": matcher}
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    entries = {
+        host: _entry(line, MATCHERS[host]) for host, line in hook_commands(hook_prefix).items()
+    }
+    server = inst.stdio_server(server_command)
+    return inst.install_json(
+        paths[prefix + "hooks"], entries, paths[prefix + "mcp"], server, defaults={"version": 1}
+    )
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    return inst.uninstall_json(
+        paths[prefix + "hooks"], paths[prefix + "mcp"], delete_when=inst.only_keys("version")
+    )

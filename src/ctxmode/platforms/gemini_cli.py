@@ -76,15 +76,55 @@ def _render_before_tool(decision: Decision | None) -> HookOutput:
     return HookOutput()
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user", "project")
+# Registered events and their matchers (regex on the tool name; "" = all). AfterTool sees
+# every tool: session capture needs them all. AfterModel and SessionEnd have no handler.
+MATCHERS = {
+    "BeforeTool": "run_shell_command|read_file|read_many_files|grep_search|search_file_content"
+    "|web_fetch|mcp__.*",
+    "AfterTool": "",
+    "BeforeAgent": "",
+    "PreCompress": "",
+    "SessionStart": "",
+    "AfterAgent": "",
+}
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
+    """Hooks and `mcpServers` share one settings.json per scope."""
     import os
 
-    paths = {"user": os.path.join(os.path.expanduser("~"), ".gemini", "settings.json")}
+    user = os.path.join(os.path.expanduser("~"), ".gemini", "settings.json")
+    paths = {"user": user, "user_mcp": user}
     if project_dir:
-        paths["project"] = os.path.join(project_dir, ".gemini", "settings.json")
+        project = os.path.join(project_dir, ".gemini", "settings.json")
+        paths.update(project=project, project_mcp=project)
     return paths
 
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in MATCHERS
+    }
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    path = config_paths(project_dir)["project" if project_dir else "user"]
+    entries = {
+        host: inst.nested(line, MATCHERS[host]) for host, line in hook_commands(hook_prefix).items()
+    }
+    return inst.install_json(path, entries, path, inst.stdio_server(server_command))
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    path = config_paths(project_dir)["project" if project_dir else "user"]
+    return inst.uninstall_json(path, path)

@@ -21,16 +21,45 @@ def parse(payload: dict, host_event: str) -> HookEvent:
     return vscode_copilot.parse_copilot(PLATFORM_ID, payload, host_event, PROJECT_ENV)
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("project",)
+INSTALL_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact", "SessionStart", "Stop")
+INSTALL_NOTE = (
+    "JetBrains: if the IDE does not list the context-mode MCP server, open Settings > Tools > "
+    "GitHub Copilot > Model Context Protocol > Configure and add the same entry there."
+)
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
+    """Hooks in the project (the VS Code file); the MCP server in the plugin's user mcp.json."""
     import os
 
     base = project_dir or os.getcwd()
+    if os.name == "nt":
+        data = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    else:
+        data = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return {
         "hooks": os.path.join(base, ".github", "hooks", "context-mode.json"),
+        "mcp": os.path.join(data, "github-copilot", "intellij", "mcp.json"),
         "instructions": os.path.join(base, ".github", "copilot-instructions.md"),
     }
 
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in INSTALL_EVENTS
+    }
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    paths = config_paths(project_dir)
+    return vscode_copilot.install_copilot_hooks(paths, hook_commands(hook_prefix), server_command)
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    return vscode_copilot.uninstall_copilot_hooks(config_paths(project_dir))

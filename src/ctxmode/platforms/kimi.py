@@ -64,6 +64,21 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     return common.hso("PreToolUse")
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user",)
+HOOK_TIMEOUT_S = 30
+# JS regex on the tool name; None: no matcher (every tool). SessionEnd has no handler.
+MATCHERS = {
+    "PreToolUse": "Bash|Shell|Read|Grep|WebFetch|Agent|mcp__.*",
+    "PostToolUse": None,
+    "PreCompact": None,
+    "SessionStart": None,
+    "UserPromptSubmit": None,
+    "Stop": None,
+}
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     import os
 
@@ -73,4 +88,88 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in MATCHERS
+    }
+
+
+def _hook_tables(commands: dict[str, str]) -> list[dict]:
+    """Our `[[hooks]]` tables: exactly event, matcher?, command, timeout (the host rejects more)."""
+    tables = []
+    for host, line in commands.items():
+        table: dict = {"event": host}
+        if MATCHERS[host] is not None:
+            table["matcher"] = MATCHERS[host]
+        tables.append({**table, "command": line, "timeout": HOOK_TIMEOUT_S})
+    return tables
+
+
+def _is_our_hook_section(path: tuple[str, ...], array: bool, body: dict) -> bool:
+    from ctxmode.platforms import _install as inst
+
+    return path == ("hooks",) and array and inst.is_our_command(body.get("command"))
+
+
+def _ours(text: str) -> list:
+    from ctxmode.platforms import _install as inst
+
+    hooks = inst.parse_toml("", text).get("hooks")
+    hooks = hooks if isinstance(hooks, list) else []
+    return [h for h in hooks if isinstance(h, dict) and inst.is_our_command(h.get("command"))]
+
+
+def _with_hooks(text: str, tables: list[dict]) -> str:
+    from ctxmode.platforms import _install as inst
+
+    if _ours(text) == tables:
+        return text
+    text = inst.drop_sections(text, _is_our_hook_section)
+    for table in tables:
+        lines = [f"{key} = {_toml_value(value)}" for key, value in table.items()]
+        text = inst.append_block(text, "[[hooks]]\n" + "\n".join(lines) + "\n")
+    return text
+
+
+def _toml_value(value: object) -> str:
+    from ctxmode.platforms import _install as inst
+
+    return str(value) if isinstance(value, int) else inst.toml_string(str(value))
+
+
+def _foreign(document: dict) -> dict:
+    """The config minus our `[[hooks]]` tables (what a TOML edit must leave as it was)."""
+    from ctxmode.platforms import _install as inst
+
+    hooks = document.get("hooks")
+    if isinstance(hooks, list):
+        kept = [
+            h for h in hooks if not (isinstance(h, dict) and inst.is_our_command(h.get("command")))
+        ]
+        if kept:
+            document["hooks"] = kept
+        else:
+            del document["hooks"]
+    return document
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    tables = _hook_tables(hook_commands(hook_prefix))
+    config = inst.toml_change(paths["config"], lambda text: _with_hooks(text, tables), _foreign)
+    server = inst.stdio_server(server_command)
+    mcp = inst.json_change(paths["mcp"], lambda d, p: inst.put_server(d, p, server))
+    return [config, mcp]
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    config = inst.toml_change(
+        paths["config"], lambda text: inst.drop_sections(text, _is_our_hook_section), _foreign
+    )
+    return [config, inst.json_change(paths["mcp"], inst.drop_server)]

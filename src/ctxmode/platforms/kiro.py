@@ -72,15 +72,36 @@ def _block(reason: str) -> HookOutput:
     return HookOutput(stderr=reason, exit_code=BLOCK_EXIT_CODE)
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("user", "project")
+AGENT_NAME = "context-mode"
+# Kiro matchers are tool names, `@server`, `*`, not regexes: tool hooks see every tool and
+# the hook filters. Lifecycle hooks take no matcher.
+MATCHERS = {"preToolUse": "*", "postToolUse": "*", "agentSpawn": None,
+            "userPromptSubmit": None, "stop": None}  # fmt: skip
+NEW_AGENT = {  # a custom agent without `tools` would have none
+    "name": AGENT_NAME,
+    "description": "Default tools plus ctxmode's context-saving hooks and MCP tools",
+    "tools": ["*"],
+    "includeMcpJson": True,
+}
+INSTALL_NOTE = (
+    "Kiro: hooks live in the `context-mode` agent; start it with `kiro-cli chat --agent "
+    "context-mode` or make it the default with `kiro-cli agent set-default context-mode`."
+)
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     import os
 
     home = os.path.join(os.path.expanduser("~"), ".kiro")
     found = {
-        "agent": os.path.join(home, "agents", "default.json"),
+        "agent": os.path.join(home, "agents", f"{AGENT_NAME}.json"),
         "mcp": os.path.join(home, "settings", "mcp.json"),
     }
     if project_dir:
+        found["project_agent"] = os.path.join(project_dir, ".kiro", "agents", f"{AGENT_NAME}.json")
         found["project_mcp"] = os.path.join(project_dir, ".kiro", "settings", "mcp.json")
     return found
 
@@ -88,3 +109,36 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    import os
+
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    entries = {}
+    for host, line in hook_commands(hook_prefix).items():
+        matcher = MATCHERS[host]
+        entries[host] = (
+            {"command": line} if matcher is None else {"matcher": matcher, "command": line}
+        )
+    agent = paths[prefix + "agent"]
+    defaults = None if os.path.exists(agent) else NEW_AGENT  # never reshape the user's agent
+    server = inst.stdio_server(server_command)
+    return inst.install_json(agent, entries, paths[prefix + "mcp"], server, defaults=defaults)
+
+
+def _only_our_agent(document: dict) -> bool:
+    return set(document) <= set(NEW_AGENT) and document.get("name") == AGENT_NAME
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    paths = config_paths(project_dir)
+    prefix = "project_" if project_dir else ""
+    return inst.uninstall_json(
+        paths[prefix + "agent"], paths[prefix + "mcp"], delete_when=_only_our_agent
+    )

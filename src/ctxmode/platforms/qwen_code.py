@@ -49,12 +49,18 @@ MATCHERS = {
 }
 
 
+SCOPES = ("user", "project")
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
+    """Hooks and the MCP server share one settings.json per scope."""
     import os
 
-    found = {"user": os.path.join(os.path.expanduser("~"), ".qwen", "settings.json")}
+    user = os.path.join(os.path.expanduser("~"), ".qwen", "settings.json")
+    found = {"user": user, "user_mcp": user}
     if project_dir:
-        found["project"] = os.path.join(project_dir, ".qwen", "settings.json")
+        project = os.path.join(project_dir, ".qwen", "settings.json")
+        found.update(project=project, project_mcp=project)
     return found
 
 
@@ -65,3 +71,19 @@ def hook_commands(command: str) -> dict[str, str]:
         for cli, host in claude_code.HOST_EVENTS.items()
         if host in MATCHERS
     }
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    server = inst.stdio_server(server_command)
+    commands = hook_commands(hook_prefix)
+    paths = config_paths(project_dir)
+    return claude_code.install_claude_style(paths, commands, MATCHERS, server, project_dir)
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms import _install as inst
+
+    path = config_paths(project_dir)["project" if project_dir else "user"]
+    return inst.uninstall_json(path, path)

@@ -86,6 +86,13 @@ def render_pre_tool_use(decision: Decision | None) -> HookOutput:
     return HookOutput()
 
 
+# --------------------------------------------------------------- installer (off the hook path)
+
+SCOPES = ("project",)  # the user-level hooks dir (~/.copilot/hooks) is Copilot CLI's too
+INSTALL_EVENTS = ("PreToolUse", "PostToolUse", "PreCompact", "SessionStart", "UserPromptSubmit",
+                  "Stop")  # fmt: skip
+
+
 def config_paths(project_dir: str = "") -> dict[str, str]:
     import os
 
@@ -99,4 +106,37 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {host: f"{command} {PLATFORM_ID} {cli}" for cli, host in HOST_EVENTS.items()}
+    return {
+        host: f"{command} {PLATFORM_ID} {cli}"
+        for cli, host in HOST_EVENTS.items()
+        if host in INSTALL_EVENTS
+    }
+
+
+def install_copilot_hooks(
+    paths: dict[str, str], commands: dict[str, str], server_command: list[str]
+) -> list:
+    """Flat `{type, command}` hooks (VS Code fires them for every tool: no matcher) and a
+    `servers` entry (shared with JetBrains Copilot)."""
+    from ctxmode.platforms import _install as inst
+
+    entries = {host: {"type": "command", "command": line} for host, line in commands.items()}
+    server = inst.stdio_server(server_command, type="stdio")
+    return inst.install_json(paths["hooks"], entries, paths["mcp"], server, mcp_key="servers")
+
+
+def uninstall_copilot_hooks(paths: dict[str, str]) -> list:
+    from ctxmode.platforms import _install as inst
+
+    return inst.uninstall_json(
+        paths["hooks"], paths["mcp"], mcp_key="servers", delete_when=inst.only_keys()
+    )
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    paths = config_paths(project_dir)
+    return install_copilot_hooks(paths, hook_commands(hook_prefix), server_command)
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    return uninstall_copilot_hooks(config_paths(project_dir))

@@ -53,6 +53,24 @@ def _tool_objects() -> list[types.Tool]:
     return tools
 
 
+# After a call that handled this much output, freed memory is handed back to the OS.
+RELEASE_AFTER_BYTES = 1_000_000
+
+
+def _release_freed_memory() -> None:
+    """Return freed heap pages to the OS (glibc only; a no-op elsewhere).
+
+    Each worker thread allocates from its own malloc arena, and glibc keeps freed pages:
+    without this, big calls landing on different threads would stack their peaks.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _result(text: str, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
@@ -81,6 +99,8 @@ def build_server(state: handlers.ServerState) -> Server[Any]:
             )
             return _result(f"{params.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         state.record_call(params.name, reply, time.monotonic() - started)
+        if reply.bytes_processed > RELEASE_AFTER_BYTES:
+            await anyio.to_thread.run_sync(_release_freed_memory)
         return _result(reply.text, is_error=reply.is_error)
 
     async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:

@@ -36,6 +36,7 @@ TYPO_CANDIDATES = 200
 PREFIX_CANDIDATES = 2000
 RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
 COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
+TYPO_RATIO = 20  # a word is a likely typo of one an edit away held by this many times more sources
 FRAGMENT_CANDIDATES = 300
 RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
@@ -44,6 +45,8 @@ SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
+DEFINITION_SCAN = 300  # ... when at most this many chunks match them
 IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
 
 
@@ -65,12 +68,17 @@ class TermPlan:
 class Plan:
     terms: list[TermPlan]
     corrected_query: str | None
+    # Every word of the query in order, stopwords kept and typos fixed ("copy on write").
+    spoken: list[str] = field(default_factory=list)
 
     def phrase(self) -> str | None:
-        """The query's words in order, as a text would spell them, for a short query."""
+        """The query's words in order, as a text would spell them, for a short query: with
+        its stopwords, which a phrase needs ("copy on write" is not "copy write")."""
         words = [t.words[-1] for t in self.terms if t.words]
         if not 2 <= len(words) <= PHRASE_MAX_TERMS or any(w.endswith("*") for w in words):
             return None
+        if len(words) == len(self.terms) and 0 < len(self.spoken) <= 2 * PHRASE_MAX_TERMS:
+            return " ".join(self.spoken)
         return " ".join(words)
 
     def group(self, with_expansions: bool) -> list[str]:
@@ -195,11 +203,41 @@ def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
     return found[0] if found else None
 
 
+def _source_counts(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
+    """How many indexed sources hold each word, exactly as spelt (no stemming)."""
+    marks = ",".join("?" * len(words))
+    sql = f"SELECT word, freq FROM kb_vocab WHERE word IN ({marks})"
+    return {row[0]: row[1] for row in conn.execute(sql, words)}
+
+
+def _commoner_spelling(conn: sqlite3.Connection, word: str) -> str | None:
+    """A word one edit away that far more sources spell so ("change" for "chnage"): a
+    misspelling the corpus repeats is still a misspelling. Compared by exact spelling, as
+    stemming would lump "modifed" in with "modify"."""
+    own = _source_counts(conn, [word]).get(word, 0)
+    total = conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0]
+    needed = TYPO_RATIO * max(own, 1)
+    if needed > total:  # nothing could be that much commoner
+        return None
+    # Only words that begin alike: a trigram search per known word would cost more than
+    # the whole query, and a misspelling rarely touches the first letters.
+    near = [c for _, c in _within(word, _same_start(conn, word, 1), 1)]
+    if not near:
+        return None
+    counts = _source_counts(conn, near)
+    best = max(near, key=lambda c: (counts.get(c, 0), _shared_ends(word, c), c))
+    return best if counts.get(best, 0) >= needed else None
+
+
 def _likely_typo_of(conn: sqlite3.Connection, word: str) -> str | None:
-    """A far commoner word one edit away from a rare vocabulary word: the corpus has its
-    typos too ("recieve", "seperate"), so being in the vocabulary proves little."""
+    """A far commoner word one edit away from a vocabulary word: the corpus has its typos
+    too ("recieve", "seperate"), so being in the vocabulary proves little."""
     if len(word) < 5:
         return None
+    commoner = _commoner_spelling(conn, word)
+    if commoner:
+        return commoner
+    # Stores indexed before sources were counted per word: compare chunk counts instead.
     found = _chunk_frequency(conn, word, RARE_WORD_CHUNKS + 1)
     if found > RARE_WORD_CHUNKS:
         return None
@@ -231,6 +269,9 @@ def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     word = term.parts[0]
     if len(word) < 3:
         return TermPlan(term, [word])
+    # Porter keeps an adverb apart from its adjective ("repeatedly" never finds "repeated").
+    if len(word) > 6 and word.endswith("ly") and _in_vocabulary(conn, word[:-2]):
+        return TermPlan(term, [word, word[:-2]])
     if _in_vocabulary(conn, word):
         fixed = _likely_typo_of(conn, word)
         return TermPlan(term, [word, fixed], corrected=fixed) if fixed else TermPlan(term, [word])
@@ -289,7 +330,12 @@ def plan_query(conn: sqlite3.Connection, raw: str) -> Plan:
     corrected = None
     if any(p.corrected for p in plans):
         corrected = " ".join(p.corrected or p.term.text for p in plans)
-    return Plan(plans, corrected)
+    fixed = {}
+    for p in plans:
+        if p.corrected and p.words:
+            fixed.update(zip(p.term.parts, p.words[-1].split(), strict=False))
+    spoken = [fixed.get(w, w) for w in terms.query_words(raw)]
+    return Plan(plans, corrected, spoken)
 
 
 # ---------------------------------------------------------------- running
@@ -342,16 +388,33 @@ def _fuse(lists: list[Ranked]) -> dict[int, float]:
     return fused
 
 
+def _match_count(conn: sqlite3.Connection, match: str, cap: int = IDF_CAP) -> int:
+    """How many chunks an FTS5 expression matches, counted up to `cap`."""
+    return conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)", (match, cap)
+    ).fetchone()[0]
+
+
 def _partial_matches(
     conn: sqlite3.Connection, groups: list[str], depth: int, filters: tuple[str, list[object]]
 ) -> Ranked:
-    """Chunks with all terms but one (each AND is cheap), interleaved; if none, any term."""
+    """Chunks with all terms but one, the commonest term left out first (it says least),
+    interleaved; if none, the rarest terms together, the commonest dropped one by one;
+    if still none, any term."""
+    counts = [_match_count(conn, g) for g in groups]
+    commonest_first = sorted(range(len(groups)), key=lambda i: (-counts[i], i))
     lists = []
     if len(groups) >= 3:
-        for skip in range(min(len(groups), 6)):
+        for skip in commonest_first[:6]:
             rest = groups[:skip] + groups[skip + 1 :]
             lists.append(_ranked(conn, " AND ".join(rest), depth, filters))
-    if not any(lists):  # OR ranks every chunk holding any term: the slow path, kept last
+    if not any(lists):
+        for keep in range(len(groups) - 2, 1, -1):
+            rarest = sorted(commonest_first[-keep:])
+            ranked = _ranked(conn, " AND ".join(groups[i] for i in rarest), depth, filters)
+            if ranked:
+                return ranked
+        # OR ranks every chunk holding any term: the slow path, kept last
         return _ranked(conn, " OR ".join(groups), depth, filters)
     merged: dict[int, float] = {}
     for row in zip_longest(*lists):
@@ -383,9 +446,10 @@ def candidate_lists(
         if 1 < len(firsts) <= 8:  # stopwords were dropped, so "near", not an exact phrase
             near = f"NEAR({' '.join(firsts)}, {2 * len(firsts)})"
             lists.append(_ranked(conn, near, depth, filters))
-            if len(firsts) <= PHRASE_MAX_TERMS:  # the words in this order, side by side
-                phrase = " + ".join(firsts)
-                lists.append(_ranked(conn, phrase, depth, filters))
+            phrase = plan.phrase()
+            if phrase:  # the words in this order, side by side
+                lists.append(_ranked(conn, terms.fts_phrase(phrase), depth, filters))
+    lists.append(_definitions(conn, plan, filters))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
@@ -393,6 +457,54 @@ def candidate_lists(
             ranked = _ranked(conn, " OR ".join(expanded), depth, filters)
         lists.append(ranked)
     return [r for r in lists if r]
+
+
+def _surface(word: str) -> str:
+    """A regex for a searched word or phrase as a text spells it: its parts joined by any
+    separator ("rlimit nofile" finds RLIMIT_NOFILE), a prefix ("o nonbl*") left open."""
+    body = r"[\W_]{1,3}".join(re.escape(p) for p in word.rstrip("*").split())
+    return r"(?<![^\W_])" + body + ("" if word.endswith("*") else r"(?![^\W_])")
+
+
+def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[object]]) -> Ranked:
+    """Chunks of a short query's matches where a term opens a definition line, best first.
+
+    BM25 favours short chunks that merely mention a term over the long reference section
+    that defines it ("RLIMIT_NOFILE" in getrlimit(2)); when few chunks match, every one is
+    read for a definition line, so that section reaches the re-ranking.
+    """
+    groups = plan.group(with_expansions=True)
+    if not groups or len(groups) > DEFINITION_TERMS:
+        return []
+    # A lone term is what the query asks about; beside other words, only an identifier
+    # ("--vacuum-size", "O_CLOEXEC") is one a reference would define on a line of its own.
+    named = plan.terms if len(groups) == 1 else [t for t in plan.terms if len(t.term.parts) > 1]
+    words = [w for t in named for w in t.every_word if w.rstrip("*").split()]
+    if not words:
+        return []
+    match = " AND ".join(groups)
+    found = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+        (match, DEFINITION_SCAN + 1),
+    ).fetchone()[0]
+    if not found or found > DEFINITION_SCAN:
+        return []
+    ranked = _ranked(conn, match, DEFINITION_SCAN, filters)
+    marks = ",".join("?" * len(ranked))
+    contents = dict(
+        conn.execute(
+            f"SELECT id, content FROM kb_chunks WHERE id IN ({marks})", [c for c, _ in ranked]
+        )
+    )
+    surface = re.compile("|".join(_surface(w) for w in words), re.IGNORECASE)
+    return [
+        (chunk_id, score)
+        for chunk_id, score in ranked
+        if any(
+            opens_definition(contents[chunk_id], m.start())
+            for m in surface.finditer(contents[chunk_id])
+        )
+    ]
 
 
 def _highlighted(
@@ -506,35 +618,38 @@ def _min_span(matches: list[tuple[int, int, int]], needed: int) -> int | None:
     return best
 
 
-def _described(text: str, line_end: int) -> bool:
-    """Whether the line after `line_end` reads as a description (a few words of prose)."""
-    following = text[line_end + 1 : line_end + 200].lstrip("\n").split("\n", 1)[0]
-    return len(_WORDS.findall(following)) >= 4
-
-
-_WORDS = re.compile(r"[A-Za-z]{2,}")
-
-
 def _line_facts(text: str, matches: list[tuple[int, int, int]]) -> tuple[set[int], set[int]]:
     """Terms that open a line ("SO_REUSEPORT (since ...)", "--autostash"): definitions; and
     the most distinct terms found together on one line."""
     defined: set[int] = set()
     per_line: dict[int, set[int]] = {}
     for start, _, term in matches:
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        line_end = len(text) if line_end < 0 else line_end
-        line = text[line_start:line_end].strip()
-        lead = text[line_start:start].lstrip()
-        if (
-            len(lead) <= DEFINITION_LEAD
-            and not any(ch.isspace() for ch in lead)
-            and len(line) <= DEFINITION_LINE
-            and _described(text, line_end)
-        ):
+        if opens_definition(text, start):
             defined.add(term)
-        per_line.setdefault(line_start, set()).add(term)
+        per_line.setdefault(text.rfind("\n", 0, start) + 1, set()).add(term)
     return defined, max(per_line.values(), key=len, default=set())
+
+
+def opens_definition(text: str, start: int) -> bool:
+    """Whether the word at `start` heads a tagged paragraph: it opens a short line (a
+    parenthetical aside), and the next line, indented deeper, describes it. That is the
+    "RLIMIT_NOFILE" line above its explanation, not a passing mention or a list of flags."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    if line_end < 0:
+        return False
+    lead = text[line_start:start]
+    if len(lead.lstrip()) > DEFINITION_LEAD or any(ch.isspace() for ch in lead.lstrip()):
+        return False
+    line = _ASIDE.sub("", text[line_start:line_end].strip())
+    following = text[line_end + 1 : line_end + 200].split("\n", 1)[0]
+    indent = len(lead) - len(lead.lstrip())
+    deeper = len(following) - len(following.lstrip()) > indent
+    return len(line) <= DEFINITION_LINE and deeper and len(_WORDS.findall(following)) >= 4
+
+
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+_ASIDE = re.compile(r"\s*\([^()]*\)$")  # "(since Linux 2.6.28; Linux-specific)"
 
 
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
@@ -610,8 +725,18 @@ def features(
         share(in_title),
         share(defined),
         share(exact),
-        float(bool(phrase) and phrase in " ".join(lowered.split())),
+        _verbatim(lowered, phrase),
     )
+
+
+def _verbatim(lowered: str, phrase: str | None) -> float:
+    """1 when the text says the phrase as typed ("paste buffers" says "paste buffer"), half
+    when only its words are in order, punctuation between ("copy-on-write", "<bell> char")."""
+    if not phrase:
+        return 0.0
+    if f" {phrase}" in f" {' '.join(lowered.split())}":
+        return 1.0
+    return 0.5 if f" {phrase}" in f" {' '.join(terms.WORD.findall(lowered))}" else 0.0
 
 
 def run_query(

@@ -98,6 +98,11 @@ def parse_query(raw: str) -> list[QueryTerm]:
     return (content or terms)[:MAX_QUERY_TERMS]
 
 
+def query_words(raw: str) -> list[str]:
+    """Every word of a raw query in order, lower-cased, stopwords and repeats kept."""
+    return [w.lower() for w in WORD.findall(raw)]
+
+
 def fts_phrase(word: str) -> str:
     """A quoted FTS5 phrase; a trailing "*" makes its last token a prefix."""
     if word.endswith("*"):

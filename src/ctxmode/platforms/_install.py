@@ -1,0 +1,392 @@
+"""Config-file edits for the host installers: merge ours in, take ours out, clobber nothing.
+
+An installer computes `Change`s (path, text before, text after) from the files as they
+are; `ctxmode setup` prints or applies them. JSON is parsed and re-serialized; TOML is
+edited as text (comments and layout kept) and re-parsed to prove the edit is sound.
+A malformed file raises `InstallError` with a one-line message and is never written.
+Off the hook path: imported only by installer functions.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SERVER_NAME = "context-mode"
+HOOK_MARKERS = ("ctxmode._hook", "ctxmode hook")
+COMMAND_FIELDS = ("command", "bash", "powershell")
+BACKUP_SUFFIX = ".ctxmode-backup"
+
+
+class InstallError(Exception):
+    """A config file we cannot merge safely; the message is one line."""
+
+
+@dataclass
+class Change:
+    path: str
+    before: str | None  # None: the file does not exist
+    after: str | None  # None: delete the file
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+# ------------------------------------------------------------------ ownership
+
+
+def is_our_command(value: object) -> bool:
+    return isinstance(value, str) and any(marker in value for marker in HOOK_MARKERS)
+
+
+def is_our_server(entry: object) -> bool:
+    """A `context-mode` server entry that runs ctxmode (not some other program by that name)."""
+    if not isinstance(entry, dict):
+        return False
+    words = [entry.get("command")]
+    args = entry.get("args")
+    words += args if isinstance(args, list) else []
+    return any(isinstance(w, str) and "ctxmode" in w for w in words)
+
+
+def _flat_is_ours(entry: object) -> bool:
+    return isinstance(entry, dict) and any(is_our_command(entry.get(f)) for f in COMMAND_FIELDS)
+
+
+def _without_ours(entry: object) -> object | None:
+    """`entry` minus our hooks: None if nothing else was in it; nested and flat shapes."""
+    if _flat_is_ours(entry):
+        return None
+    inner = entry.get("hooks") if isinstance(entry, dict) else None
+    if not isinstance(inner, list):
+        return entry
+    kept = [hook for hook in inner if not _flat_is_ours(hook)]
+    if len(kept) == len(inner):
+        return entry
+    return {**entry, "hooks": kept} if kept else None
+
+
+# ------------------------------------------------------------ JSON documents
+
+
+def hooks_table(document: dict, path: str, key: str = "hooks") -> dict:
+    table = document.get(key)
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise InstallError(f"{path}: `{key}` is not a JSON object; fix it first, nothing changed")
+    return dict(table)
+
+
+def put_hooks(document: dict, path: str, entries: dict[str, dict], key: str = "hooks") -> None:
+    """Set our entry per event (replacing earlier ones of ours) after everyone else's."""
+    table = hooks_table(document, path, key)
+    for event, entry in entries.items():
+        current = table.get(event)
+        if current is not None and not isinstance(current, list):
+            raise InstallError(f"{path}: `{key}.{event}` is not a list; fix it first")
+        kept = [e for e in (_without_ours(e) for e in current or []) if e is not None]
+        table[event] = [*kept, entry]
+    document[key] = table
+
+
+def drop_hooks(document: dict, path: str, key: str = "hooks") -> None:
+    """Remove our entries from every event; an event (or the table) we emptied goes too."""
+    if key not in document:
+        return
+    table = hooks_table(document, path, key)
+    for event, current in list(table.items()):
+        if not isinstance(current, list):
+            continue
+        kept = [e for e in (_without_ours(e) for e in current) if e is not None]
+        if len(kept) != len(current) or kept != current:
+            if kept:
+                table[event] = kept
+            else:
+                del table[event]
+    if table:
+        document[key] = table
+    else:
+        del document[key]
+
+
+def put_server(document: dict, path: str, entry: dict, key: str = "mcpServers") -> None:
+    servers = document.get(key)
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError(f"{path}: `{key}` is not a JSON object; fix it first, nothing changed")
+    document[key] = {**(servers or {}), SERVER_NAME: entry}
+
+
+def drop_server(document: dict, path: str, key: str = "mcpServers") -> None:
+    servers = document.get(key)
+    if isinstance(servers, dict) and is_our_server(servers.get(SERVER_NAME)):
+        servers = {k: v for k, v in servers.items() if k != SERVER_NAME}
+        if servers:
+            document[key] = servers
+        else:
+            del document[key]
+
+
+def read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InstallError(f"{path}: cannot read ({error}); nothing changed") from None
+
+
+def parse_json(path: str, text: str | None) -> dict:
+    if text is None or not text.strip():
+        return {}
+    try:
+        document = json.loads(text.lstrip("\ufeff"))
+    except ValueError as error:
+        raise InstallError(
+            f"{path} is not valid JSON ({error}); fix it first, nothing changed"
+        ) from None
+    if not isinstance(document, dict):
+        raise InstallError(f"{path} does not hold a JSON object; fix it first, nothing changed")
+    return document
+
+
+def dump_json(document: dict) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def json_change(
+    path: str,
+    edit: Callable[[dict, str], None],
+    *,
+    delete_when: Callable[[dict], bool] | None = None,
+) -> Change:
+    """The change `edit(document, path)` makes to the JSON file at `path` (created if absent).
+
+    The file is left alone when the edit changes nothing; `delete_when(document)` says
+    when the edited document is only an empty skeleton of a file we own (uninstall).
+    """
+    before = read_text(path)
+    original = parse_json(path, before)
+    document = copy.deepcopy(original)
+    edit(document, path)
+    if document == original:
+        return Change(path, before, before)
+    if delete_when is not None and delete_when(document):
+        return Change(path, before, None)
+    if before is None and not document:
+        return Change(path, None, None)
+    return Change(path, before, dump_json(document))
+
+
+def only_keys(*keys: str) -> Callable[[dict], bool]:
+    """`delete_when` for a file of ours: delete it when nothing but `keys` is left."""
+    return lambda document: set(document) <= set(keys)
+
+
+def nested(command: str, matcher: str | None) -> dict:
+    """A Claude-shaped entry: `{matcher, hooks: [{type, command}]}` (no matcher: every tool)."""
+    entry: dict = {} if matcher is None else {"matcher": matcher}
+    entry["hooks"] = [{"type": "command", "command": command}]
+    return entry
+
+
+def install_json(
+    hook_path: str,
+    entries: dict[str, dict],
+    mcp_path: str,
+    server: dict,
+    *,
+    mcp_key: str = "mcpServers",
+    defaults: dict | None = None,
+) -> list[Change]:
+    """Our hooks into `hook_path` and our server into `mcp_path` (which may be the same file).
+
+    Every earlier entry of ours in the hooks table goes first, so an event we no longer
+    register does not linger; `defaults` are top-level keys a new hooks file needs.
+    """
+
+    def add_hooks(document: dict, path: str) -> None:
+        for key, value in (defaults or {}).items():
+            document.setdefault(key, value)
+        drop_hooks(document, path)
+        put_hooks(document, path, entries)
+        if mcp_path == hook_path:
+            put_server(document, path, server, mcp_key)
+
+    changes = [json_change(hook_path, add_hooks)]
+    if mcp_path and mcp_path != hook_path:
+        changes.append(json_change(mcp_path, lambda d, p: put_server(d, p, server, mcp_key)))
+    return changes
+
+
+def uninstall_json(
+    hook_path: str,
+    mcp_path: str,
+    *,
+    mcp_key: str = "mcpServers",
+    delete_when: Callable[[dict], bool] | None = None,
+) -> list[Change]:
+    def remove(document: dict, path: str) -> None:
+        drop_hooks(document, path)
+        if mcp_path == hook_path:
+            drop_server(document, path, mcp_key)
+
+    changes = [json_change(hook_path, remove, delete_when=delete_when)]
+    if mcp_path and mcp_path != hook_path:
+        changes.append(json_change(mcp_path, lambda d, p: drop_server(d, p, mcp_key)))
+    return changes
+
+
+# ------------------------------------------------------------- TOML documents
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (JSON escapes are valid TOML escapes)."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def parse_toml(path: str, text: str | None) -> dict:
+    if text is None:
+        return {}
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text.lstrip("\ufeff"))
+    except tomllib.TOMLDecodeError as error:
+        raise InstallError(
+            f"{path} is not valid TOML ({error}); fix it first, nothing changed"
+        ) from None
+
+
+def toml_sections(text: str) -> list[tuple[tuple[str, ...], bool, str]]:
+    """The file split at table headers: (header key path, is array table, section text).
+
+    The first section (before any header) has path (). A line counts as a header when
+    it starts with `[` and parses on its own as a TOML table header.
+    """
+    sections: list[tuple[tuple[str, ...], bool, str]] = []
+    path: tuple[str, ...] = ()
+    array = False
+    lines: list[str] = []
+    for line in text.splitlines(keepends=True):
+        header = _header(line)
+        if header is not None:
+            sections.append((path, array, "".join(lines)))
+            (path, array), lines = header, []
+        lines.append(line)
+    sections.append((path, array, "".join(lines)))
+    return sections
+
+
+def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
+    stripped = line.strip()
+    if not stripped.startswith("["):
+        return None
+    try:
+        parsed = parse_toml("", stripped + "\n")
+    except InstallError:
+        return None
+    path: list[str] = []
+    node: object = parsed
+    while isinstance(node, dict) and len(node) == 1:
+        ((key, node),) = node.items()
+        path.append(key)
+        if isinstance(node, list):
+            return tuple(path), True
+    return (tuple(path), False) if node == {} else None
+
+
+def section_body(section: str) -> dict:
+    """The key/values of one section (its header line dropped); {} if it does not parse alone."""
+    body = section.split("\n", 1)[1] if "\n" in section else ""
+    try:
+        return parse_toml("", body)
+    except InstallError:
+        return {}
+
+
+def toml_change(
+    path: str, edit: Callable[[str], str], foreign: Callable[[dict], dict] | None = None
+) -> Change:
+    """The change `edit(text)` makes to the TOML file at `path`.
+
+    The result must parse, and `foreign(parsed)` (the document minus our entries) must be
+    the same before and after: a text edit that touched anyone else's keys is refused.
+    """
+    before = read_text(path)
+    original = parse_toml(path, before)
+    after = edit(before or "")
+    if after == (before or ""):
+        return Change(path, before, before)
+    refusal = (
+        f"{path}: cannot merge ctxmode's entries automatically (unusual layout); "
+        "edit it by hand, nothing changed"
+    )
+    try:
+        edited = parse_toml(path, after)
+    except InstallError:
+        raise InstallError(refusal) from None
+    if foreign is not None and foreign(copy.deepcopy(edited)) != foreign(copy.deepcopy(original)):
+        raise InstallError(refusal)
+    return Change(path, before, after)
+
+
+def append_block(text: str, block: str) -> str:
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if text.strip():
+        text = text.rstrip("\n") + "\n\n"
+    return text + block
+
+
+def drop_sections(text: str, unwanted: Callable[[tuple[str, ...], bool, dict], bool]) -> str:
+    """`text` without the sections for which `unwanted(path, is_array, body)` is true."""
+    kept = [
+        section
+        for path, array, section in toml_sections(text)
+        if not path or not unwanted(path, array, section_body(section))
+    ]
+    result = "".join(kept)
+    while "\n\n\n" in result:
+        result = result.replace("\n\n\n", "\n\n")
+    return result
+
+
+# --------------------------------------------------------------- file writes
+
+
+def apply(change: Change) -> None:
+    """Write (or delete) atomically, the previous file kept as `<path>.ctxmode-backup`."""
+    if not change.changed:
+        return
+    path = change.path
+    mode = None
+    if change.before is not None:
+        mode = os.stat(path).st_mode & 0o777
+        with open(path, "rb") as source, open(path + BACKUP_SUFFIX, "wb") as backup:
+            backup.write(source.read())
+    if change.after is None:
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(change.after)
+    if mode is not None:
+        os.chmod(temporary, mode)
+    os.replace(temporary, path)
+
+
+def stdio_server(command: list[str], **extra: object) -> dict:
+    """The usual `{command, args}` MCP entry, plus host-specific fields."""
+    return {**extra, "command": command[0], "args": command[1:]}
