@@ -7,12 +7,16 @@ import os
 import shlex
 import subprocess
 import sys
-import tomllib
 
 import pytest
 from click.testing import CliRunner
 
 from ctxmode.commands.setup import command, fast_hook_prefix
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 OTHER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
 

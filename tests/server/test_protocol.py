@@ -93,3 +93,24 @@ def test_purge_needs_confirmation(mcp_run):
 
     text, is_error = mcp_run(scenario)
     assert "cancelled" in text and not is_error
+
+
+def test_sources_unused_for_the_retention_period_are_dropped_at_start(mcp_run):
+    import time
+
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    with KnowledgeBase.open(str(mcp_run.project.resolve())) as kb:
+        kb.index_text("old-notes", "# Old\nstale findings about the widget")
+        kb.index_text("fresh-notes", "# Fresh\nrecent findings about the widget")
+        month_ago = time.time() - 30 * 86400
+        kb.conn.execute(
+            "UPDATE kb_sources SET indexed_at = ?, last_used_at = ? WHERE label = 'old-notes'",
+            (month_ago, month_ago),
+        )
+
+    async def scenario(session):
+        return await session.call("ctx_insight")
+
+    text, _ = mcp_run(scenario)
+    assert "fresh-notes" in text and "old-notes" not in text

@@ -231,9 +231,11 @@ def test_a_phrase_as_typed_outweighs_the_same_words_around_punctuation():
 
 
 def test_an_adverb_also_finds_its_adjective(kb):
+    # "repeatedly" is a known word (no typo to correct), yet porter stems it apart.
+    kb.index_text("retry", "# retry\nThe client retries repeatedly.\n")
     kb.index_text("timers", "# setInterval\nSchedules repeated execution of callback.\n")
-    _, hit = first(kb, "run repeatedly")
-    assert hit is not None and hit.source == "timers"
+    result = kb.search(["repeatedly"], limit=5)[0]
+    assert {hit.source for hit in result.hits} == {"retry", "timers"}
 
 
 def test_a_long_query_no_chunk_nearly_covers_falls_back_to_its_rarest_terms(kb):

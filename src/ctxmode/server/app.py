@@ -137,6 +137,10 @@ def serve(project_dir: str | None = None) -> None:
     state = handlers.ServerState.create(project_dir)
     state.announce()
     try:
+        state.prune_idle_sources()
+    except Exception as exc:  # retention must never stop the server from starting
+        paths.append_log("server-errors.log", f"pruning idle sources failed: {exc!r}")
+    try:
         anyio.run(_serve, state)
     except KeyboardInterrupt:
         pass

@@ -25,6 +25,19 @@ SEARCH_REPLY_CAP = 40_000
 SNIPPET_CHARS = 1_500
 
 
+DEFAULT_RETENTION_DAYS = 14.0
+
+
+def retention_days() -> float:
+    """`CTXMODE_RETENTION_DAYS` (how long an unused source is kept), else 14."""
+    raw = os.environ.get("CTXMODE_RETENTION_DAYS", "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_RETENTION_DAYS
+    except ValueError:
+        return DEFAULT_RETENTION_DAYS
+    return value if value > 0 else DEFAULT_RETENTION_DAYS
+
+
 @dataclass
 class Reply:
     text: str
@@ -85,6 +98,12 @@ class ServerState:
 
         with contextlib.suppress(Exception):
             mcp_ready.withdraw_server()
+
+    def prune_idle_sources(self) -> int:
+        """Drop knowledge-base sources unused (not indexed, not found) for the retention period."""
+        days = retention_days()
+        with self.knowledge() as kb:
+            return kb.prune(days)
 
     def resolve_dir(self, cwd: str | None) -> str:
         if not cwd:
