@@ -217,3 +217,15 @@ def test_installed_hooks_import_no_installer_code(temp_home, platform, path):
     }
     assert "ctxmode.hooks.runner" in imported
     assert not imported & {"ctxmode.platforms._install", "json", "tomllib", "dataclasses", "click"}
+
+
+def test_uninstall_print_shows_the_removal_and_keeps_the_files(temp_home):
+    assert run_setup("copilot-cli").exit_code == 0
+    hooks = temp_home / ".copilot" / "hooks" / "context-mode.json"
+    before = hooks.read_bytes()
+    shown = run_setup("--uninstall", "--print", "copilot-cli")
+    assert f"Would delete {hooks}" in shown.output
+    assert hooks.read_bytes() == before
+    assert run_setup("--uninstall", "copilot-cli").exit_code == 0
+    assert not hooks.exists()
+    assert "already absent" in run_setup("--uninstall", "copilot-cli").output

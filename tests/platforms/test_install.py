@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -456,3 +458,55 @@ def test_toml_sections_split_any_table_file_losslessly(tables):
     assert [path for path, _, _ in sections[1:]] == [(name,) for name in tables]
     for (_, _, section), body in zip(sections[1:], tables.values(), strict=True):
         assert inst.section_body(section) == body
+
+
+toml_values = st.one_of(st.text(max_size=12), st.integers(-5, 5), st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(toml_keys, toml_values, max_size=3),
+    st.lists(st.dictionaries(toml_keys, toml_values, min_size=1, max_size=3), max_size=3),
+    st.dictionaries(toml_keys, st.dictionaries(toml_keys, toml_values, max_size=2), max_size=2),
+)
+def test_kimi_install_and_uninstall_keep_any_other_toml(top, foreign_hooks, tables):
+    """Top-level keys, other tools' [[hooks]] and other tables come back as they were."""
+    top = {k: v for k, v in top.items() if k not in tables and k != "hooks"}
+    tables = {k: v for k, v in tables.items() if k != "hooks"}
+
+    def line(key: str, value: object) -> str:
+        if isinstance(value, bool):
+            return f"{key} = {str(value).lower()}\n"
+        return f"{key} = {value if isinstance(value, int) else inst.toml_string(value)}\n"
+
+    text = "# user config\n" + "".join(line(k, v) for k, v in top.items())
+    for name, body in tables.items():
+        text += f"\n[{name}]\n" + "".join(line(k, v) for k, v in body.items())
+    for hook in foreign_hooks:
+        text += "\n[[hooks]]\n" + "".join(line(k, v) for k, v in hook.items())
+    before = tomllib.loads(text)
+    with tempfile.TemporaryDirectory() as home:
+        previous = os.environ.get("KIMI_CODE_HOME")
+        os.environ["KIMI_CODE_HOME"] = home
+        try:
+            path = Path(home, "config.toml")
+            path.write_text(text, encoding="utf-8")
+            for change in module("kimi").install_changes(fast_hook_prefix(), SERVER):
+                inst.apply(change)
+            merged = tomllib.loads(path.read_text(encoding="utf-8"))
+            ours = [h for h in merged["hooks"] if inst.is_our_command(h.get("command"))]
+            assert [h for h in merged["hooks"] if h not in ours] == before.get("hooks", [])
+            assert {k: v for k, v in merged.items() if k != "hooks"} == {
+                k: v for k, v in before.items() if k != "hooks"
+            }
+            assert not [c for c in module("kimi").install_changes(fast_hook_prefix(), SERVER)
+                        if c.changed]  # fmt: skip
+            for change in module("kimi").uninstall_changes():
+                inst.apply(change)
+            assert tomllib.loads(path.read_text(encoding="utf-8")) == before
+            assert path.read_text(encoding="utf-8").startswith("# user config\n")
+        finally:
+            if previous is None:
+                del os.environ["KIMI_CODE_HOME"]
+            else:
+                os.environ["KIMI_CODE_HOME"] = previous

@@ -198,6 +198,11 @@ def test_a_definition_line_is_found_below_many_short_passing_mentions(kb):
             True,
         ),
         (
+            "  -R, --dereference-recursive\n         Read all files under each directory, recursively.",
+            "dereference",
+            True,
+        ),
+        (
             "  O_NONBLOCK open file status flag.\n\n  The channel provided by a pipe is a byte stream",
             "O_NONBLOCK",
             False,
@@ -247,3 +252,9 @@ def test_a_long_query_no_chunk_nearly_covers_falls_back_to_its_rarest_terms(kb):
     assert [chunk_id for chunk_id, _ in ranked] == [
         row[0] for row in kb.conn.execute("SELECT id FROM kb_chunks WHERE content LIKE '%milli%'")
     ]
+
+
+def test_an_identifier_typed_with_other_separators_counts_as_found_as_typed():
+    keys = [{"util", "promisify"}]
+    marked = "Call \x02util\x03.\x02promisify\x03 on it."
+    assert search.features("", marked, keys, forms=[["util promisify"]]).exact == 1

@@ -14,11 +14,16 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import click
 
 import ctxmode
 from ctxmode.platforms import REGISTRY
+
+if TYPE_CHECKING:
+    from ctxmode.platforms._install import Change
 
 SAFE_PATH_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@~"
@@ -81,7 +86,7 @@ def target_dir(platform: str, scopes: tuple[str, ...], project_dir: str) -> str:
     return resolve_project_root()  # a project-only host: this project
 
 
-def describe(change: object) -> str:
+def describe(change: Change) -> str:
     if change.after is None:
         return f"delete {change.path}"
     return f"{'update' if change.before is not None else 'create'} {change.path}"
@@ -122,8 +127,12 @@ def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) 
     if not uninstall:
         precompile()
     for change in pending:
-        apply(change)
-        click.echo(f"{describe(change).capitalize()}")
+        try:
+            apply(change)
+        except OSError as error:
+            raise click.ClickException(f"cannot write {change.path}: {error}") from None
+        done = describe(change)
+        click.echo(done[0].upper() + done[1:])
     if not pending:
         click.echo(f"ctxmode is already {'absent from' if uninstall else 'set up for'} {platform}")
     note = getattr(module, "INSTALL_NOTE", "")
@@ -131,7 +140,7 @@ def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) 
         click.echo(note)
 
 
-def _print_plan(module: object, prefix: str, pending: list, uninstall: bool) -> None:
+def _print_plan(module: ModuleType, prefix: str, pending: list[Change], uninstall: bool) -> None:
     if not uninstall:
         for host_event, line in module.hook_commands(prefix).items():
             click.echo(f"{host_event}: {line}")

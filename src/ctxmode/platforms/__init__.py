@@ -8,7 +8,12 @@
   envelope, including the host's no-op when `decision` is None);
 - `TOOL_PREFIX`: how our MCP tools are named on this host (platforms.md §C.10),
   e.g. "mcp__context-mode__" so guidance reads `<prefix>ctx_execute`;
-- plus, off the hook path, config paths and an installer used by `ctxmode setup`.
+- plus, off the hook path, the installer used by `ctxmode setup` (imports inside the
+  functions, helpers from `ctxmode.platforms._install`): `SCOPES` ("user" and/or
+  "project"), `config_paths(project_dir="")`, `hook_commands(prefix)` (host event ->
+  command line, for the events installed), `install_changes(prefix, server_command,
+  project_dir="")` and `uninstall_changes(project_dir="")` (lists of `_install.Change`;
+  `project_dir` "" = user scope), and an optional `INSTALL_NOTE` shown after setup.
 
 Optional module attributes read by the hook runner (`getattr(module, NAME, default)`):
 

@@ -88,7 +88,9 @@ def put_hooks(document: dict, path: str, entries: dict[str, dict], key: str = "h
     for event, entry in entries.items():
         current = table.get(event)
         if current is not None and not isinstance(current, list):
-            raise InstallError(f"{path}: `{key}.{event}` is not a list; fix it first")
+            raise InstallError(
+                f"{path}: `{key}.{event}` is not a list; fix it first, nothing changed"
+            )
         kept = [e for e in (_without_ours(e) for e in current or []) if e is not None]
         table[event] = [*kept, entry]
     document[key] = table
@@ -103,7 +105,7 @@ def drop_hooks(document: dict, path: str, key: str = "hooks") -> None:
         if not isinstance(current, list):
             continue
         kept = [e for e in (_without_ours(e) for e in current) if e is not None]
-        if len(kept) != len(current) or kept != current:
+        if kept != current:
             if kept:
                 table[event] = kept
             else:

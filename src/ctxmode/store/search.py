@@ -1,16 +1,18 @@
 """Answering one query against the knowledge-base tables.
 
-Pipeline: parse and quote the terms (stopwords dropped); check each against the index;
-expand fragments to real words through the trigram index over the vocabulary, or as a
-prefix; correct each misspelt word on its own (vocabulary words that begin alike, else
-share trigrams, re-ranked by edit distance, then by how common they are; a rare word
-one edit from a far commoner one is searched as both); run the ranked FTS5 queries
-(every term, topped up with all-but-one; all terms NEAR each other; a short query as an
-exact phrase; the fragment expansions); fuse them by reciprocal rank; re-rank the top by
-match shape (coverage weighted by term rarity, proximity, adjacency, same line, title,
-definition lines, words as typed, the query verbatim), by whether the source is named
-after a term and opens with a summary, added to the fused score (so the fused order still
-counts); demote repeats from one source.
+Pipeline: parse and quote the terms (stopwords dropped, but kept for the phrase); check
+each against the index; expand fragments to real words through the trigram index over
+the vocabulary, or as a prefix; correct each misspelt word on its own (vocabulary words
+that begin alike, else share trigrams, re-ranked by edit distance, then by how common
+they are; a known word one edit from a word far more sources spell so is searched as
+both; an adverb also as its adjective); run the ranked FTS5 queries (every term, topped
+up with all-but-one, commonest left out first, else the rarest terms; all terms NEAR each
+other; a short query as an exact phrase; the fragment expansions; for an identifier,
+the matching chunks where it heads a definition); fuse them by reciprocal rank; re-rank
+the top by match shape (coverage weighted by term rarity, proximity, adjacency, same
+line, title, definition lines, words as typed, the query verbatim), by whether the
+source is named after a term and opens with a summary, added to the fused score (so the
+fused order still counts); demote repeats from one source.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
 IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
@@ -405,7 +408,7 @@ def _partial_matches(
     commonest_first = sorted(range(len(groups)), key=lambda i: (-counts[i], i))
     lists = []
     if len(groups) >= 3:
-        for skip in commonest_first[:6]:
+        for skip in commonest_first[:PARTIAL_SKIPS]:
             rest = groups[:skip] + groups[skip + 1 :]
             lists.append(_ranked(conn, " AND ".join(rest), depth, filters))
     if not any(lists):
@@ -639,7 +642,10 @@ def opens_definition(text: str, start: int) -> bool:
     if line_end < 0:
         return False
     lead = text[line_start:start]
-    if len(lead.lstrip()) > DEFINITION_LEAD or any(ch.isspace() for ch in lead.lstrip()):
+    # The word itself may follow a prefix ("PR_SET_", "--") or an option's short alias
+    # ("-R, --dereference-recursive"), but no words: then it is mentioned, not defined.
+    opening = lead.lstrip().replace(", ", ",")
+    if len(opening) > DEFINITION_LEAD or any(ch.isspace() for ch in opening):
         return False
     line = _ASIDE.sub("", text[line_start:line_end].strip())
     following = text[line_end + 1 : line_end + 200].split("\n", 1)[0]
@@ -696,14 +702,15 @@ def features(
     # The heading is the chunk's first line: "emitter.once(eventName, listener)" holds
     # every term of "emitter once listener" side by side.
     text, in_content = _matches(f"{title}\n{content}" if title else content, keys)
-    in_title = {m[2] for m in _matches(title, keys)[1]}
+    plain_title, title_matches = _matches(title, keys)
+    in_title = {m[2] for m in title_matches}
     present = {m[2] for m in in_content} | in_title
-    heading = len(snippets.strip_marks(title)[0]) + 1 if title else 0
+    heading = len(plain_title) + 1 if title else 0
     defined, best_line = _line_facts(text, in_content)
     if heading:  # a heading is not a definition line: definitions are in the body
         defined = _line_facts(text, [m for m in in_content if m[0] >= heading])[0]
     lowered = text.lower()
-    exact = {i for i, words in enumerate(forms or []) if any(w in lowered for w in words)}
+    exact = {i for i, words in enumerate(forms or []) if any(_says(lowered, w) for w in words)}
     if n == 1:  # one identifier: where it is defined is what matters
         defines = SINGLE_TERM_DEFINES * len(defined)
         return Features(
@@ -727,6 +734,14 @@ def features(
         share(exact),
         _verbatim(lowered, phrase),
     )
+
+
+def _says(lowered: str, word: str) -> bool:
+    """Whether lower-cased text holds a searched word as typed; a several-part word with
+    any separators between its parts ("util promisify" in "util.promisify")."""
+    if " " not in word:
+        return word in lowered
+    return re.search(_surface(word), lowered) is not None
 
 
 def _verbatim(lowered: str, phrase: str | None) -> float:
