@@ -83,6 +83,7 @@ def test_doctor_stats_upgrade_insight_answer(mcp_run):
     doctor, stats_reply, upgrade, insight = mcp_run(scenario)
     assert "[OK] SQLite" in doctor[0] and "FTS5" in doctor[0]
     assert "This session" in stats_reply[0]
+    assert "Sessions (this project)" in stats_reply[0]  # the continuity section
     assert "pip install" in upgrade[0] or "upgrade" in upgrade[0]
     assert "Knowledge base:" in insight[0]
 

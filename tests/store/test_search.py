@@ -248,7 +248,7 @@ def test_a_long_query_no_chunk_nearly_covers_falls_back_to_its_rarest_terms(kb):
         kb.index_text(f"common{n}", f"# Common {n}\nHow to run the thing {n} with node.\n")
     kb.index_text("timers", "# Timers\nSchedules repeated callbacks every few milliseconds.\n")
     plan = search.plan_query(kb.conn, "run thing node every few milliseconds")
-    ranked = search._partial_matches(kb.conn, plan.group(False), 20, ("", []))
+    ranked = search._partial_matches(kb.conn, plan.group(False), 20, ("", []), {})
     assert [chunk_id for chunk_id, _ in ranked] == [
         row[0] for row in kb.conn.execute("SELECT id FROM kb_chunks WHERE content LIKE '%milli%'")
     ]

@@ -20,8 +20,9 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from ctxmode import __version__, paths
-from ctxmode.server import handlers
 from ctxmode.server.arguments import ArgumentError
+from ctxmode.server.handlers import HANDLERS
+from ctxmode.server.state import ServerState
 from ctxmode.server.tools import TOOLS
 
 INSTRUCTIONS = (
@@ -75,18 +76,17 @@ def _result(text: str, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
 
-def build_server(state: handlers.ServerState) -> Server[Any]:
+def build_server(state: ServerState) -> Server[Any]:
     tool_objects = _tool_objects()
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_objects)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        handler = handlers.HANDLERS.get(params.name)
+        handler = HANDLERS.get(params.name)
         if handler is None:
             return _result(f"Unknown tool '{params.name}'.", is_error=True)
         arguments = dict(params.arguments or {})
-        started = time.monotonic()
         try:
             reply = await anyio.to_thread.run_sync(handler, state, arguments)
         except ArgumentError as exc:
@@ -98,7 +98,7 @@ def build_server(state: handlers.ServerState) -> Server[Any]:
                 f"{json.dumps(arguments)[:500]}\n{traceback.format_exc()}",
             )
             return _result(f"{params.name} failed: {type(exc).__name__}: {exc}", is_error=True)
-        state.record_call(params.name, reply, time.monotonic() - started)
+        state.record_call(params.name, reply)
         if reply.bytes_processed > RELEASE_AFTER_BYTES:
             await anyio.to_thread.run_sync(_release_freed_memory)
         return _result(reply.text, is_error=reply.is_error)
@@ -126,7 +126,7 @@ def build_server(state: handlers.ServerState) -> Server[Any]:
     )
 
 
-async def _serve(state: handlers.ServerState) -> None:
+async def _serve(state: ServerState) -> None:
     server = build_server(state)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -134,7 +134,7 @@ async def _serve(state: handlers.ServerState) -> None:
 
 def serve(project_dir: str | None = None) -> None:
     """Run the MCP server on stdin/stdout until the host closes the pipe."""
-    state = handlers.ServerState.create(project_dir)
+    state = ServerState.create(project_dir)
     state.announce()
     try:
         state.prune_idle_sources()

@@ -73,6 +73,7 @@ class Plan:
     corrected_query: str | None
     # Every word of the query in order, stopwords kept and typos fixed ("copy on write").
     spoken: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # FTS expression -> chunks matched
 
     def phrase(self) -> str | None:
         """The query's words in order, as a text would spell them, for a short query: with
@@ -224,12 +225,18 @@ def _commoner_spelling(conn: sqlite3.Connection, word: str) -> str | None:
         return None
     # Only words that begin alike: a trigram search per known word would cost more than
     # the whole query, and a misspelling rarely touches the first letters.
-    near = [c for _, c in _within(word, _same_start(conn, word, 1), 1)]
+    prefix = word[: 2 if len(word) <= 6 else 3]
+    common = dict(
+        conn.execute(
+            "SELECT word, freq FROM kb_vocab WHERE word >= ? AND word < ? "
+            "AND length(word) BETWEEN ? AND ? AND freq >= ?",
+            (prefix, prefix + "\U0010ffff", len(word) - 1, len(word) + 1, needed),
+        ).fetchall()
+    )
+    near = [c for _, c in _within(word, common, 1)]
     if not near:
         return None
-    counts = _source_counts(conn, near)
-    best = max(near, key=lambda c: (counts.get(c, 0), _shared_ends(word, c), c))
-    return best if counts.get(best, 0) >= needed else None
+    return max(near, key=lambda c: (common[c], _shared_ends(word, c), c))
 
 
 def _likely_typo_of(conn: sqlite3.Connection, word: str) -> str | None:
@@ -391,20 +398,28 @@ def _fuse(lists: list[Ranked]) -> dict[int, float]:
     return fused
 
 
-def _match_count(conn: sqlite3.Connection, match: str, cap: int = IDF_CAP) -> int:
-    """How many chunks an FTS5 expression matches, counted up to `cap`."""
-    return conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)", (match, cap)
-    ).fetchone()[0]
+def _match_count(conn: sqlite3.Connection, match: str, known: dict[str, int]) -> int:
+    """How many chunks an FTS5 expression matches, counted up to IDF_CAP; remembered in
+    `known` (a plan's counts), as ranking and weighting ask about the same terms."""
+    if match not in known:
+        known[match] = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+            (match, IDF_CAP),
+        ).fetchone()[0]
+    return known[match]
 
 
 def _partial_matches(
-    conn: sqlite3.Connection, groups: list[str], depth: int, filters: tuple[str, list[object]]
+    conn: sqlite3.Connection,
+    groups: list[str],
+    depth: int,
+    filters: tuple[str, list[object]],
+    known: dict[str, int],
 ) -> Ranked:
     """Chunks with all terms but one, the commonest term left out first (it says least),
     interleaved; if none, the rarest terms together, the commonest dropped one by one;
     if still none, any term."""
-    counts = [_match_count(conn, g) for g in groups]
+    counts = [_match_count(conn, g, known) for g in groups]
     commonest_first = sorted(range(len(groups)), key=lambda i: (-counts[i], i))
     lists = []
     if len(groups) >= 3:
@@ -442,7 +457,7 @@ def candidate_lists(
         ranked = _ranked(conn, " AND ".join(groups), depth, filters)
         if len(groups) > 1 and (len(ranked) < limit or len(groups) >= PARTIAL_FROM_TERMS):
             seen = {chunk_id for chunk_id, _ in ranked}
-            more = _partial_matches(conn, groups, depth, filters)
+            more = _partial_matches(conn, groups, depth, filters, plan.counts)
             ranked += [item for item in more if item[0] not in seen][: depth - len(ranked)]
         lists.append(ranked)
         firsts = [terms.fts_phrase(t.words[-1]) for t in plan.terms if t.words]
@@ -499,15 +514,30 @@ def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[
             f"SELECT id, content FROM kb_chunks WHERE id IN ({marks})", [c for c, _ in ranked]
         )
     )
-    surface = re.compile("|".join(_surface(w) for w in words), re.IGNORECASE)
+    surfaces = [(w.rstrip("*").split()[0], re.compile(_surface(w))) for w in words]
     return [
         (chunk_id, score)
         for chunk_id, score in ranked
-        if any(
-            opens_definition(contents[chunk_id], m.start())
-            for m in surface.finditer(contents[chunk_id])
-        )
+        if _defines_any(contents[chunk_id], surfaces)
     ]
+
+
+def _defines_any(text: str, surfaces: list[tuple[str, re.Pattern[str]]]) -> bool:
+    """Whether any word (its first part, its whole pattern) opens a definition in `text`.
+    Found by plain string search, near a line's start only: a regex over every mention
+    of a common identifier would cost more than the rest of the query."""
+    lowered = text.lower()
+    for first, pattern in surfaces:
+        at = lowered.find(first)
+        while at >= 0:
+            if (
+                at - lowered.rfind("\n", 0, at) <= DEFINITION_LEAD + 8
+                and pattern.match(lowered, at)
+                and opens_definition(text, at)
+            ):
+                return True
+            at = lowered.find(first, at + 1)
+    return False
 
 
 def _highlighted(
@@ -543,10 +573,7 @@ def term_weights(conn: sqlite3.Connection, plan: Plan) -> list[float]:
     for t in plan.terms:
         if not any(w.rstrip("*").split() for w in t.every_word):
             continue
-        found = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
-            (terms.fts_any(t.every_word), IDF_CAP),
-        ).fetchone()[0]
+        found = _match_count(conn, terms.fts_any(t.every_word), plan.counts)
         raw.append(math.log(1.0 + total / max(found, 1)))
     whole = sum(raw) or 1.0
     return [r / whole for r in raw]

@@ -1,0 +1,106 @@
+"""What every tool handler shares: the server's project and session, and the `Reply` shape.
+
+Handlers run in worker threads and open their own database connections through
+`ServerState` (a `sqlite3.Connection` never crosses threads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ctxmode import project, schema, stats
+from ctxmode.server import arguments as a
+from ctxmode.server.throttle import SearchThrottle
+from ctxmode.store.knowledge import KnowledgeBase
+
+DEFAULT_RETENTION_DAYS = 14.0
+
+
+def retention_days() -> float:
+    """`CTXMODE_RETENTION_DAYS` (how long an unused source is kept), else 14."""
+    raw = os.environ.get("CTXMODE_RETENTION_DAYS", "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_RETENTION_DAYS
+    except ValueError:
+        return DEFAULT_RETENTION_DAYS
+    return value if value > 0 else DEFAULT_RETENTION_DAYS
+
+
+@dataclass
+class Reply:
+    text: str
+    is_error: bool = False
+    bytes_processed: int = 0  # raw bytes the tool handled for the model
+    bytes_indexed: int = 0
+    saves_context: bool = True  # False when the model would never have read the input raw
+    cache_hit: bool = False
+
+
+@dataclass
+class ServerState:
+    project_root: str
+    session_key: str
+    throttle: SearchThrottle = field(default_factory=SearchThrottle)
+
+    @classmethod
+    def create(cls, project_dir: str | None = None) -> ServerState:
+        root = project.resolve_project_root(project_dir)
+        return cls(project_root=root, session_key=f"mcp-{os.getpid()}-{int(time.time())}")
+
+    @contextlib.contextmanager
+    def database(self) -> Iterator[sqlite3.Connection]:
+        conn = schema.open_project_db(self.project_root)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def knowledge(self) -> Iterator[KnowledgeBase]:
+        with self.database() as conn:
+            yield KnowledgeBase(conn)
+
+    def record_call(self, tool: str, reply: Reply) -> None:
+        call = stats.ToolCall(
+            tool=tool,
+            bytes_processed=reply.bytes_processed,
+            bytes_returned=len(reply.text.encode("utf-8", "replace")),
+            bytes_indexed=reply.bytes_indexed,
+            saves_context=reply.saves_context,
+            cache_hit=reply.cache_hit,
+            is_error=reply.is_error,
+            session_key=self.session_key,
+        )
+        with contextlib.suppress(Exception), self.database() as conn:
+            stats.record(conn, call)
+
+    def announce(self) -> None:
+        from ctxmode.hooks import mcp_ready
+
+        with contextlib.suppress(Exception):
+            mcp_ready.announce_server()
+
+    def withdraw(self) -> None:
+        from ctxmode.hooks import mcp_ready
+
+        with contextlib.suppress(Exception):
+            mcp_ready.withdraw_server()
+
+    def prune_idle_sources(self) -> int:
+        """Drop knowledge-base sources unused (not indexed, not found) for the retention period."""
+        days = retention_days()
+        with self.knowledge() as kb:
+            return kb.prune(days)
+
+    def resolve_dir(self, cwd: str | None) -> str:
+        if not cwd:
+            return self.project_root
+        path = os.path.realpath(os.path.join(self.project_root, os.path.expanduser(cwd)))
+        if not os.path.isdir(path):
+            raise a.ArgumentError(f"cwd '{cwd}' is not a directory")
+        return path
