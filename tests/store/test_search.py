@@ -131,15 +131,8 @@ def test_the_snippet_of_a_long_chunk_shows_the_line_holding_most_query_words(kb)
     assert "Specify the number of worker threads to use" in hit.snippet
 
 
-def test_each_indexing_of_a_source_counts_towards_its_words_frequency(kb):
-    kb.index_text("one", "# One\nThe kernel schedules threads.\n")
-    kb.index_text("two", "# Two\nThe kernel runs threads and schedules them.\n")
-    freq = dict(kb.conn.execute("SELECT word, freq FROM kb_vocab WHERE word IN ('kernel', 'runs')"))
-    assert freq == {"kernel": 2, "runs": 1}
-
-
 def test_a_misspelling_many_sources_repeat_is_searched_as_the_far_commoner_word_too(kb):
-    # "chnage" is in five sources (more than a stray typo), "change" in 120: the query
+    # "chnage" is in five chunks (more than a stray typo), "change" in 120: the query
     # word is searched as both, and the page that spells it right is found.
     for n in range(5):
         kb.index_text(f"log{n}", f"* Release {n}: chnage the build flags.\n", fmt="plain")

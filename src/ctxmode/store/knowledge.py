@@ -344,12 +344,9 @@ class KnowledgeBase:
                 "SELECT id, title, content, terms FROM kb_chunks WHERE source_id = ?",
                 (source_id,),
             )
-            # One statement, the loop in SQLite: new words are added (the trigger indexes
-            # them); a known word's freq counts the indexings of sources that hold it (the
-            # typo check compares words by it; a delete does not lower it).
+            # One statement, the loop in SQLite: new words only (the trigger indexes them).
             conn.execute(
-                "INSERT INTO kb_vocab(word, freq) SELECT value, 1 FROM json_each(?) WHERE true "
-                "ON CONFLICT(word) DO UPDATE SET freq = freq + 1",
+                "INSERT OR IGNORE INTO kb_vocab(word, freq) SELECT value, 1 FROM json_each(?)",
                 (words,),
             )
             digest, mtime, file_size = fingerprint()

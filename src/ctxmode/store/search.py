@@ -38,7 +38,7 @@ TYPO_CANDIDATES = 200
 PREFIX_CANDIDATES = 2000
 RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
 COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
-TYPO_RATIO = 20  # a word is a likely typo of one an edit away held by this many times more sources
+TYPO_RATIO = 20  # a word is a likely typo of one an edit away in this many times more chunks
 FRAGMENT_CANDIDATES = 300
 RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
@@ -207,36 +207,23 @@ def correct_word(conn: sqlite3.Connection, word: str) -> str | None:
     return found[0] if found else None
 
 
-def _source_counts(conn: sqlite3.Connection, words: list[str]) -> dict[str, int]:
-    """How many indexed sources hold each word, exactly as spelt (no stemming)."""
-    marks = ",".join("?" * len(words))
-    sql = f"SELECT word, freq FROM kb_vocab WHERE word IN ({marks})"
-    return {row[0]: row[1] for row in conn.execute(sql, words)}
-
-
 def _commoner_spelling(conn: sqlite3.Connection, word: str) -> str | None:
-    """A word one edit away that far more sources spell so ("change" for "chnage"): a
-    misspelling the corpus repeats is still a misspelling. Compared by exact spelling, as
-    stemming would lump "modifed" in with "modify"."""
-    own = _source_counts(conn, [word]).get(word, 0)
-    total = conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0]
-    needed = TYPO_RATIO * max(own, 1)
-    if needed > total:  # nothing could be that much commoner
+    """A word one edit away in far more chunks ("change" for "chnage"): a misspelling the
+    corpus repeats is still a misspelling. Counted as a search counts (stemmed), so a
+    typo whose stem is a real word's ("modifed", "modification") stays uncorrected."""
+    most = IDF_CAP // TYPO_RATIO
+    own = _chunk_frequency(conn, word, most + 1)
+    if own > most:  # nothing could be that much commoner
         return None
+    needed = TYPO_RATIO * max(own, 1)
     # Only words that begin alike: a trigram search per known word would cost more than
     # the whole query, and a misspelling rarely touches the first letters.
-    prefix = word[: 2 if len(word) <= 6 else 3]
-    common = dict(
-        conn.execute(
-            "SELECT word, freq FROM kb_vocab WHERE word >= ? AND word < ? "
-            "AND length(word) BETWEEN ? AND ? AND freq >= ?",
-            (prefix, prefix + "\U0010ffff", len(word) - 1, len(word) + 1, needed),
-        ).fetchall()
-    )
-    near = [c for _, c in _within(word, common, 1)]
-    if not near:
-        return None
-    return max(near, key=lambda c: (common[c], _shared_ends(word, c), c))
+    best, best_found = None, 0
+    for _, near in sorted(_within(word, _same_start(conn, word, 1), 1)):
+        found = _chunk_frequency(conn, near, IDF_CAP)
+        if found >= needed and found > best_found:
+            best, best_found = near, found
+    return best
 
 
 def _likely_typo_of(conn: sqlite3.Connection, word: str) -> str | None:
@@ -247,7 +234,7 @@ def _likely_typo_of(conn: sqlite3.Connection, word: str) -> str | None:
     commoner = _commoner_spelling(conn, word)
     if commoner:
         return commoner
-    # Stores indexed before sources were counted per word: compare chunk counts instead.
+    # A word in a chunk or three: any close word, even one differing in its first letters.
     found = _chunk_frequency(conn, word, RARE_WORD_CHUNKS + 1)
     if found > RARE_WORD_CHUNKS:
         return None
@@ -477,11 +464,14 @@ def candidate_lists(
     return [r for r in lists if r]
 
 
+_WORD_START = r"(?<![^\W_])"  # no letter or digit just before
+
+
 def _surface(word: str) -> str:
     """A regex for a searched word or phrase as a text spells it: its parts joined by any
     separator ("rlimit nofile" finds RLIMIT_NOFILE), a prefix ("o nonbl*") left open."""
     body = r"[\W_]{1,3}".join(re.escape(p) for p in word.rstrip("*").split())
-    return r"(?<![^\W_])" + body + ("" if word.endswith("*") else r"(?![^\W_])")
+    return _WORD_START + body + ("" if word.endswith("*") else r"(?![^\W_])")
 
 
 def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[object]]) -> Ranked:
@@ -514,7 +504,7 @@ def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[
             f"SELECT id, content FROM kb_chunks WHERE id IN ({marks})", [c for c, _ in ranked]
         )
     )
-    surfaces = [(w.rstrip("*").split()[0], re.compile(_surface(w))) for w in words]
+    surfaces = [re.compile(_surface(w).removeprefix(_WORD_START)) for w in words]
     return [
         (chunk_id, score)
         for chunk_id, score in ranked
@@ -522,21 +512,20 @@ def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[
     ]
 
 
-def _defines_any(text: str, surfaces: list[tuple[str, re.Pattern[str]]]) -> bool:
-    """Whether any word (its first part, its whole pattern) opens a definition in `text`.
-    Found by plain string search, near a line's start only: a regex over every mention
-    of a common identifier would cost more than the rest of the query."""
+def _defines_any(text: str, surfaces: list[re.Pattern[str]]) -> bool:
+    """Whether any word (as a pattern over lower-cased text) opens a definition in `text`.
+    The patterns begin with a literal, which the regex engine finds fast; only the matches
+    near a line's start are looked at more closely."""
     lowered = text.lower()
-    for first, pattern in surfaces:
-        at = lowered.find(first)
-        while at >= 0:
+    for pattern in surfaces:
+        for found in pattern.finditer(lowered):
+            at = found.start()
             if (
-                at - lowered.rfind("\n", 0, at) <= DEFINITION_LEAD + 8
-                and pattern.match(lowered, at)
+                (at == 0 or not lowered[at - 1].isalnum())
+                and at - lowered.rfind("\n", 0, at) <= DEFINITION_LEAD + 8
                 and opens_definition(text, at)
             ):
                 return True
-            at = lowered.find(first, at + 1)
     return False
 
 
@@ -778,7 +767,9 @@ def _verbatim(lowered: str, phrase: str | None) -> float:
         return 0.0
     if f" {phrase}" in f" {' '.join(lowered.split())}":
         return 1.0
-    return 0.5 if f" {phrase}" in f" {' '.join(terms.WORD.findall(lowered))}" else 0.0
+    spaced = re.compile(r"[\W_]{1,3}".join(re.escape(w) for w in phrase.split()))
+    starts = (m.start() for m in spaced.finditer(lowered))
+    return 0.5 if any(at == 0 or not lowered[at - 1].isalnum() for at in starts) else 0.0
 
 
 def run_query(
