@@ -6,10 +6,8 @@ import http.server
 import socket
 import ssl
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -121,41 +119,6 @@ def fixed_resolver(table: dict[str, list[str]]) -> Callable[..., list[tuple[obje
         ]
 
     return resolve
-
-
-@dataclass
-class SourceInfo:
-    label: str
-    chunk_count: int
-    byte_count: int
-    indexed_at: float
-    url: str | None = None
-
-
-@dataclass
-class IndexResult:
-    label: str
-    chunk_count: int
-    code_chunk_count: int
-    byte_count: int
-
-
-@dataclass
-class DictKnowledgeBase:
-    """Just the index_text/get_source contract, in memory: a knowledge base without `conn`."""
-
-    sources: dict[str, SourceInfo] = field(default_factory=dict)
-    texts: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def index_text(self, label: str, text: str, fmt: str) -> IndexResult:
-        chunks = max(1, sum(line.startswith("#") for line in text.splitlines()))
-        size = len(text.encode())
-        self.texts[label] = (text, fmt)
-        self.sources[label] = SourceInfo(label, chunks, size, time.time())
-        return IndexResult(label, chunks, text.count("```") // 2, size)
-
-    def get_source(self, label: str) -> SourceInfo | None:
-        return self.sources.get(label)
 
 
 class RecordingKnowledgeBase(KnowledgeBase):

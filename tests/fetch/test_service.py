@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from ctxmode.fetch.service import FetchCache, fetch_and_index
+from ctxmode.fetch.service import fetch_and_index
 
-from .conftest import DictKnowledgeBase, LocalServer, RecordingKnowledgeBase, respond
+from .conftest import LocalServer, RecordingKnowledgeBase, respond
 
 PAGE = "<html><body><main><h1>Title</h1><p>Text.</p><h2>More</h2><p>x</p></main></body></html>"
 
@@ -98,15 +98,6 @@ def test_the_ssrf_check_runs_on_cache_hits(server, kb):
     assert refused.status == "error" and refused.error.startswith("blocked: 127.0.0.1")
 
 
-def test_without_a_cache_table_freshness_comes_from_the_source(server):
-    kb = DictKnowledgeBase()
-    server.routes["/p"] = respond("text")
-    fetch_and_index(kb, [(server.url("/p"), None)])
-    [again] = fetch_and_index(kb, [(server.url("/p"), None)])
-    assert again.status == "cache" and server.hits["/p"] == 1
-    assert FetchCache.of(kb) is None
-
-
 def test_errors_are_per_url_outcomes_in_request_order(server, kb):
     server.routes["/ok"] = respond("fine")
     requests = [
@@ -141,14 +132,15 @@ def test_several_urls_are_fetched_in_parallel_and_indexed_serially(server, kb):
     assert kb.indexing_threads == {threading.get_ident()}
 
 
-class FailingKnowledgeBase(DictKnowledgeBase):
-    def index_text(self, label: str, text: str, fmt: str):
+class FailingKnowledgeBase(RecordingKnowledgeBase):
+    def index_text(self, label: str, text: str, fmt: str = "markdown", **kwargs):
         raise RuntimeError("database is locked\nwith details")
 
 
-def test_an_indexing_failure_is_an_outcome_not_a_crash(server):
+def test_an_indexing_failure_is_an_outcome_not_a_crash(server, tmp_path):
     server.routes["/p"] = respond("text")
-    [outcome] = fetch_and_index(FailingKnowledgeBase(), [(server.url("/p"), "docs")])
+    with FailingKnowledgeBase.open(str(tmp_path)) as kb:
+        [outcome] = fetch_and_index(kb, [(server.url("/p"), "docs")])
     assert outcome.status == "error"
     assert outcome.error == "could not index docs: RuntimeError: database is locked with details"
 

@@ -7,14 +7,13 @@ passes the SSRF check, so a URL that strict mode now forbids is refused even whe
 
 from __future__ import annotations
 
-import inspect
 import socket
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxmode import db
 from ctxmode.fetch import client, policy
@@ -41,12 +40,8 @@ MAX_CONCURRENCY = 8
 _REINDEX_SLACK_S = 1.0
 
 
-class KnowledgeBase(Protocol):
-    """The part of `ctxmode.store.knowledge.KnowledgeBase` this module uses."""
-
-    def index_text(self, label: str, text: str, fmt: str) -> Any: ...
-
-    def get_source(self, label: str) -> Any: ...
+if TYPE_CHECKING:
+    from ctxmode.store.knowledge import KnowledgeBase, SourceInfo
 
 
 @dataclass(frozen=True)
@@ -80,17 +75,6 @@ class FetchCache:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-
-    @classmethod
-    def of(cls, kb: object) -> FetchCache | None:
-        """The cache table beside a knowledge base's connection (`kb.conn`), if it has one."""
-        conn = getattr(kb, "conn", None)
-        if not isinstance(conn, sqlite3.Connection):
-            return None
-        found = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fetch_cache'"
-        ).fetchone()
-        return cls(conn) if found else None
 
     def lookup(self, label: str) -> CacheEntry | None:
         row = self.conn.execute(
@@ -152,48 +136,19 @@ def fetch_document(
 
 
 def cached_age(
-    url: str,
-    entry: CacheEntry | None,
-    source: Any,
-    *,
-    now: float,
-    ttl_s: float,
-    have_table: bool,
+    url: str, entry: CacheEntry | None, source: SourceInfo | None, *, now: float, ttl_s: float
 ) -> float | None:
     """Seconds since `url` was fetched under this label, if that copy is still fresh; else None.
 
     The label's chunks must still be in the knowledge base, must come from this same URL, and
     must not have been re-indexed by something else since the fetch.
     """
-    if source is None or ttl_s <= 0:
+    if source is None or entry is None or entry.url != url or ttl_s <= 0:
         return None
-    indexed_at = float(getattr(source, "indexed_at", 0.0))
-    if have_table:
-        if entry is None or entry.url != url:
-            return None
-        if indexed_at > entry.fetched_at + _REINDEX_SLACK_S:
-            return None
-        fetched_at = entry.fetched_at
-    else:
-        if getattr(source, "url", None) not in (None, url):
-            return None
-        fetched_at = indexed_at
-    age = max(0.0, now - fetched_at)
+    if source.indexed_at > entry.fetched_at + _REINDEX_SLACK_S:
+        return None
+    age = max(0.0, now - entry.fetched_at)
     return age if age < ttl_s else None
-
-
-def _accepts_url(index_text: Callable[..., Any]) -> bool:
-    parameters = inspect.signature(index_text).parameters.values()
-    return any(p.name == "url" or p.kind is p.VAR_KEYWORD for p in parameters)
-
-
-def _index(kb: KnowledgeBase, label: str, doc: FetchedDocument) -> int:
-    """Index `doc` under `label`; pass the URL along when the knowledge base takes one."""
-    if _accepts_url(kb.index_text):
-        result = kb.index_text(label, doc.text, doc.kind, url=doc.url)  # type: ignore[call-arg]
-    else:
-        result = kb.index_text(label, doc.text, doc.kind)
-    return int(getattr(result, "chunk_count", 0))
 
 
 def _fetch_quietly(url: str, options: dict[str, Any]) -> FetchedDocument | FetchError:
@@ -210,7 +165,6 @@ def fetch_and_index(
     ttl_ms: int | None = None,
     force: bool = False,
     concurrency: int = 1,
-    cache: FetchCache | None = None,
     strict: bool | None = None,
     timeout_s: float = TIMEOUT_S,
     max_bytes: int = MAX_BYTES,
@@ -219,13 +173,12 @@ def fetch_and_index(
 ) -> list[FetchOutcome]:
     """Fetch each (url, source label or None) and index it; one outcome per request, in order.
 
-    `ttl_ms` (default 24 h; 0 = always refetch) and `force` control the cache; `cache` is the
-    project database's fetch_cache table, by default the one beside `kb.conn` (without any,
-    freshness uses the source's own `indexed_at` and `url`). Never raises for a bad URL: its
-    outcome carries the error.
+    `ttl_ms` (default 24 h; 0 = always refetch) and `force` control the cache, the project
+    database's `fetch_cache` table beside `kb.conn`. Never raises for a bad URL: its outcome
+    carries the error.
     """
     strict = policy.strict_from_env() if strict is None else strict
-    cache = cache if cache is not None else FetchCache.of(kb)
+    cache = FetchCache(kb.conn)
     ttl_s = (DEFAULT_TTL_MS if ttl_ms is None else max(0, ttl_ms)) / 1000
     jobs = [(url.strip(), (label or "").strip() or url.strip()) for url, label in requests]
     outcomes: list[FetchOutcome | None] = [None] * len(jobs)
@@ -240,8 +193,7 @@ def fetch_and_index(
         except FetchError as exc:
             outcomes[index] = FetchOutcome(url, label, "error", error=str(exc))
             continue
-        if cache is not None:
-            cache.count_hit(label)
+        cache.count_hit(label)
         outcomes[index] = hit
     options = {
         "strict": strict,
@@ -261,36 +213,28 @@ def fetch_and_index(
 
 
 def _cache_hit(
-    kb: KnowledgeBase,
-    cache: FetchCache | None,
-    url: str,
-    label: str,
-    now: float,
-    ttl_s: float,
+    kb: KnowledgeBase, cache: FetchCache, url: str, label: str, now: float, ttl_s: float
 ) -> FetchOutcome | None:
-    if ttl_s <= 0:
-        return None
-    entry = cache.lookup(label) if cache is not None else None
+    entry = cache.lookup(label)
     source = kb.get_source(label)
-    age = cached_age(url, entry, source, now=now, ttl_s=ttl_s, have_table=cache is not None)
-    if age is None:
+    age = cached_age(url, entry, source, now=now, ttl_s=ttl_s)
+    if age is None or entry is None or source is None:
         return None
-    chunks = int(getattr(source, "chunk_count", 0) or (entry.chunk_count if entry else 0))
     return FetchOutcome(
         url,
         label,
         "cache",
-        chunk_count=chunks,
-        byte_count=entry.byte_count if entry else int(getattr(source, "byte_count", 0) or 0),
+        chunk_count=source.chunk_count,
+        byte_count=entry.byte_count,
         age_s=age,
-        title=entry.title if entry else None,
-        kind=entry.kind if entry else None,
+        title=entry.title,
+        kind=entry.kind,
     )
 
 
 def _store(
     kb: KnowledgeBase,
-    cache: FetchCache | None,
+    cache: FetchCache,
     url: str,
     label: str,
     fetched: FetchedDocument | FetchError,
@@ -299,9 +243,8 @@ def _store(
     if isinstance(fetched, FetchError):
         return FetchOutcome(url, label, "error", error=str(fetched))
     try:
-        chunk_count = _index(kb, label, fetched)
-        if cache is not None:
-            cache.record(label, url, fetched, chunk_count, clock())
+        chunk_count = kb.index_text(label, fetched.text, fetched.kind, url=fetched.url).chunk_count
+        cache.record(label, url, fetched, chunk_count, clock())
     except Exception as exc:  # a locked or broken database is an outcome, not a crash
         message = f"could not index {label}: {type(exc).__name__}: {one_line(exc)}"
         return FetchOutcome(url, label, "error", error=message)
