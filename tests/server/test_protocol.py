@@ -115,3 +115,26 @@ def test_sources_unused_for_the_retention_period_are_dropped_at_start(mcp_run):
 
     text, _ = mcp_run(scenario)
     assert "fresh-notes" in text and "old-notes" not in text
+
+
+def test_ctx_index_of_a_directory_reports_files_skips_and_is_searchable(mcp_run):
+    docs = mcp_run.project / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe flux capacitor needs 1.21 gigawatts.\n")
+    (docs / "notes.txt").write_text("Remember to calibrate the flux capacitor weekly.\n")
+    (docs / "blob.md").write_bytes(b"\x00\x01binary")
+    (docs / "secret.md").write_text("# Hidden\n\ngitignored flux notes\n")
+    (mcp_run.project / ".git").mkdir()  # the project's own .gitignore applies below it
+    (mcp_run.project / ".gitignore").write_text("docs/secret.md\n")
+
+    async def scenario(session):
+        indexed = await session.call("ctx_index", path="docs", source="docs")
+        found = await session.call(
+            "ctx_search", queries=["flux capacitor gigawatts"], source="docs"
+        )
+        return indexed, found
+
+    (indexed, indexed_err), (found, _) = mcp_run(scenario)
+    assert not indexed_err
+    assert "Indexed 2 files" in indexed and "Skipped 1 binary" in indexed
+    assert "1.21 gigawatts" in found and "gitignored" not in found

@@ -102,3 +102,28 @@ def test_default_prefix_is_the_directory_name_and_missing_dirs_are_refused(kb, t
     assert labels(kb) == ["src:app.py"]
     with pytest.raises(StoreInputError, match="no such directory"):
         kb.index_directory(str(tree / "nope"))
+
+
+def test_a_subdirectory_honours_the_repository_gitignore_above_it(kb, tmp_path):
+    repo = tmp_path / "repo"
+    docs = repo / "docs" / "api"
+    docs.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / ".gitignore").write_text("*.draft.md\ndocs/api/private/\n")
+    (repo / "docs" / ".gitignore").write_text("api/generated.md\n")
+    (docs / "public.md").write_text("# Public\n\nkept\n")
+    (docs / "wip.draft.md").write_text("# Draft\n\nignored by the root rules\n")
+    (docs / "generated.md").write_text("# Gen\n\nignored by docs/.gitignore\n")
+    (docs / "private").mkdir()
+    (docs / "private" / "keys.md").write_text("# Keys\n\nignored directory\n")
+    result = kb.index_directory(str(docs), label_prefix="api")
+    assert [r.label for r in result.results] == ["api:public.md"]
+
+
+def test_outside_a_repository_only_the_walked_tree_gitignore_counts(kb, tmp_path):
+    parent = tmp_path / "plain"
+    sub = parent / "sub"
+    sub.mkdir(parents=True)
+    (parent / ".gitignore").write_text("*.md\n")
+    (sub / "a.md").write_text("# A\n\nstill indexed: no repository here\n")
+    assert kb.index_directory(str(sub), label_prefix="s").indexed == 1

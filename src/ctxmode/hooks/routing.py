@@ -99,11 +99,10 @@ def _policy_decision(tool: str, tool_input: dict, project_dir: str) -> Decision 
         verdict = evaluate_tool_call(tool, tool_input, project_dir)
     except Exception as error:
         return _policy_unavailable(error)
-    action = getattr(verdict, "action", None)
-    if action == "deny":
-        return Decision.deny(getattr(verdict, "reason", "") or "Blocked by permission rules.")
-    if action == "ask":
-        return Decision.ask(getattr(verdict, "reason", ""))
+    if verdict.action == "deny":
+        return Decision.deny(verdict.reason or "Blocked by permission rules.")
+    if verdict.action == "ask":
+        return Decision.ask(verdict.reason)
     return None
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
+from ctxmode.store.knowledge import DirectoryIndexResult
 
 SEARCH_REPLY_CAP = 40_000
 SNIPPET_CHARS = 1_500
@@ -126,7 +127,7 @@ def handle_index(state: ServerState, args: dict) -> Reply:
             )
             return Reply(
                 _describe_directory(outcome),
-                bytes_indexed=getattr(outcome, "byte_count", 0),
+                bytes_indexed=outcome.byte_count,
                 saves_context=False,
             )
         result = kb.index_file(target, label=source)
@@ -144,16 +145,22 @@ def _indexed_reply(label: str, chunks: int, code: int, size: int) -> Reply:
     )
 
 
-def _describe_directory(outcome) -> str:
-    fields = []
-    for name in ("indexed", "chunk_count", "skipped_binary", "failed", "denied"):
-        value = getattr(outcome, name, None)
-        if value:
-            fields.append(f"{name.replace('_', ' ')}: {value}")
-    if getattr(outcome, "capped", False):
-        fields.append("file cap reached (raise maxFiles)")
-    prefix = getattr(outcome, "label_prefix", "")
-    return f"Indexed directory as '{prefix}:<file>'. " + ", ".join(fields)
+def _describe_directory(outcome: DirectoryIndexResult) -> str:
+    lines = [
+        f"Indexed {outcome.indexed} files ({outcome.chunk_count} sections, "
+        f"{outcome.code_chunk_count} with code, {outcome.byte_count:,} bytes) as sources "
+        f"'{outcome.label_prefix}:<file>'."
+    ]
+    if outcome.skipped_binary:
+        lines.append(f"Skipped {outcome.skipped_binary} binary files.")
+    if outcome.capped:
+        lines.append(f"Left out {outcome.capped} files over maxFiles (raise it to include them).")
+    for path, message in outcome.errors[:5]:
+        lines.append(f"Failed: {path}: {message}")
+    if outcome.failed > 5:
+        lines.append(f"... and {outcome.failed - 5} more failures.")
+    lines.append(f"Search with ctx_search(queries=[...], source='{outcome.label_prefix}').")
+    return "\n".join(lines)
 
 
 def _check_read_allowed(state: ServerState, path: str) -> None:

@@ -53,13 +53,39 @@ def _gitignore(directory: str) -> pathspec.GitIgnoreSpec | None:
         return None
 
 
-def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
-    """Whether any .gitignore from the root down to this entry's directory ignores it."""
-    for base, spec in specs:
-        sub = relpath[len(base) + 1 :] if base else relpath
+# (base directory inside the walked root, path of the root seen from the .gitignore's
+# directory when that lies above the root, the rules)
+IgnoreSpec = tuple[str, str, pathspec.GitIgnoreSpec]
+
+
+def _ignored(relpath: str, is_dir: bool, specs: list[IgnoreSpec]) -> bool:
+    """Whether any .gitignore from the repository root down to this entry's directory ignores it."""
+    for base, outer, spec in specs:
+        sub = outer + (relpath[len(base) + 1 :] if base else relpath)
         if spec.match_file(sub + ("/" if is_dir else "")):
             return True
     return False
+
+
+def _ancestor_specs(root: str) -> list[IgnoreSpec]:
+    """The .gitignore files between the git repository's root and the walked directory.
+
+    Indexing `docs/` of a repository must honour the repository's top-level .gitignore, as
+    git does; outside a repository only the walked tree's own files count.
+    """
+    from ctxmode.project import find_git_root
+
+    top = find_git_root(root)
+    if top is None or top == root:
+        return []
+    specs: list[IgnoreSpec] = []
+    directory = top
+    for part in os.path.relpath(root, top).split(os.sep):
+        spec = _gitignore(directory)
+        if spec is not None:
+            specs.append(("", os.path.relpath(root, directory).replace(os.sep, "/") + "/", spec))
+        directory = os.path.join(directory, part)
+    return specs
 
 
 def wanted(relpath: str, options: WalkOptions) -> bool:
@@ -84,7 +110,7 @@ def walk_files(root: str, options: WalkOptions) -> Iterator[tuple[str, str]]:
         if options.respect_gitignore:
             spec = _gitignore(directory)
             if spec is not None:
-                specs = [*specs, (rel, spec)]
+                specs = [*specs, (rel, "", spec)]
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
@@ -107,4 +133,4 @@ def walk_files(root: str, options: WalkOptions) -> Iterator[tuple[str, str]]:
                 if wanted(relpath, options):
                     yield relpath, entry.path
 
-    yield from visit(root, "", 0, [])
+    yield from visit(root, "", 0, _ancestor_specs(root) if options.respect_gitignore else [])
