@@ -7,6 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check behaviour, not speed: on a loaded 2-core CI box a single example
+# can exceed hypothesis' 200 ms default deadline, which would make them flaky.
+settings.register_profile("ctxmode", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ctxmode")
 
 
 @pytest.fixture(autouse=True)
