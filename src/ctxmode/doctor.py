@@ -87,6 +87,47 @@ def _runtimes() -> list[Check]:
     return checks
 
 
+def _host_install(platform: str, project_root: str) -> Check | None:
+    """Whether `platform` has ctxmode set up, and for this installation; None if not at all.
+
+    The installer is idempotent, so "installing again would change nothing" means current;
+    a host with our entries that would still change points at a moved or older install.
+    """
+    import importlib
+
+    from ctxmode.launch import fast_hook_prefix, server_command
+    from ctxmode.platforms import REGISTRY
+    from ctxmode.platforms._install import InstallError
+
+    module = importlib.import_module(REGISTRY[platform])
+    root = "" if "user" in getattr(module, "SCOPES", ("user",)) else project_root
+    try:
+        installed = any(c.changed for c in module.uninstall_changes(root))
+        if not installed:
+            return None
+        stale = any(
+            c.changed for c in module.install_changes(fast_hook_prefix(), server_command(), root)
+        )
+    except InstallError as error:
+        return Check(WARN, f"{platform}: cannot read its config ({error})")
+    if stale:
+        return Check(
+            WARN,
+            f"{platform}: ctxmode entries point at another or older installation; "
+            f"run `ctxmode setup {platform}`",
+        )
+    return Check(OK, f"{platform}: hooks and MCP server set up for this installation")
+
+
+def host_checks(project_root: str) -> list[Check]:
+    from ctxmode.platforms import REGISTRY
+
+    checks = [found for p in sorted(REGISTRY) if (found := _host_install(p, project_root))]
+    if not checks:
+        checks.append(Check(WARN, "no host has ctxmode set up: run `ctxmode setup <platform>`"))
+    return checks
+
+
 def run_checks(project_root: str) -> list[Check]:
     checks = [
         Check(OK, f"ctxmode {__version__} on Python {sys.version.split()[0]} ({sys.executable})"),
@@ -100,6 +141,10 @@ def run_checks(project_root: str) -> list[Check]:
         checks.extend(_runtimes())
     except Exception as exc:
         checks.append(Check(FAIL, f"runtime detection failed: {exc}"))
+    try:
+        checks.extend(host_checks(project_root))
+    except Exception as exc:
+        checks.append(Check(WARN, f"host setup check failed: {exc}"))
     return checks
 
 

@@ -11,7 +11,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from ctxmode.commands.setup import command, fast_hook_prefix
+from ctxmode.commands.setup import command
+from ctxmode.launch import fast_hook_prefix
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxmode.commands.setup import fast_hook_prefix
+from ctxmode.launch import fast_hook_prefix
 from ctxmode.platforms import REGISTRY
 from ctxmode.platforms import _install as inst
 
