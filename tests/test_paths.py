@@ -43,3 +43,21 @@ def test_append_log_rotates_when_large(data_root):
     log = os.path.join(paths.logs_dir(), "x.log")
     assert os.path.getsize(log) <= 1200
     assert os.path.exists(log + ".1")
+
+
+def test_the_cli_reports_a_relative_data_root_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ctxmode", "search", "anything"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CTXMODE_DIR": "relative/dir"},
+        check=False,
+    )
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip() == "Error: CTXMODE_DIR must be an absolute path, got 'relative/dir'"
+    )

@@ -11,6 +11,8 @@ import importlib
 import click
 
 from ctxmode import __version__
+from ctxmode.db import DatabaseError
+from ctxmode.paths import DataRootError
 
 # name -> (module, one-line help shown by `ctxmode --help`)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
@@ -21,6 +23,13 @@ def register(name: str, module: str, help_text: str) -> None:
 
 
 class LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        # Configuration and storage problems are the user's to fix: one line, no traceback.
+        try:
+            return super().invoke(ctx)
+        except (DataRootError, DatabaseError) as error:
+            raise click.ClickException(str(error)) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
 
