@@ -7,10 +7,9 @@ The corpus is built at run time from what this machine ships: English man pages
 markdown in /usr/share/doc/nodejs/api, and Debian changelogs/READMEs as plain-text filler.
 Python's own documentation is deliberately left out (kept for independent checks).
 The labelled queries live in bench/search_queries.json (the set the store was tuned on) and
-bench/search_queries_holdout.json and bench/search_queries_holdout2.json (each written before a
-tuning round, never tuned on); each names the document that must exist and a line that a
-correct hit's snippet must contain. `--queries PATH` (repeatable; or tune, holdout, holdout2,
-both, all) picks the sets; each set is scored and judged on its own.
+bench/search_queries_holdout{,2,3}.json (each written before a tuning round, never tuned
+on); each names the document that must exist and a line that a correct hit's snippet must
+contain. `--queries PATH` (repeatable; or tune, holdout, holdout2, holdout3, both, all) picks the sets; each set is scored and judged on its own.
 Exit code is 0 whatever the numbers (a benchmark, not a gate); 2 when the corpus cannot
 be built (missing tool or page), with the command that fixes it.
 """
@@ -41,13 +40,15 @@ WORK_DIR = BENCH_DIR / ".work"
 QUERIES_FILE = BENCH_DIR / "search_queries.json"
 HOLDOUT_FILE = BENCH_DIR / "search_queries_holdout.json"
 HOLDOUT2_FILE = BENCH_DIR / "search_queries_holdout2.json"
+HOLDOUT3_FILE = BENCH_DIR / "search_queries_holdout3.json"
 # `--queries NAME` shortcuts for the stored sets.
 QUERY_SETS = {
     "tune": [QUERIES_FILE],
     "holdout": [HOLDOUT_FILE],
     "holdout2": [HOLDOUT2_FILE],
+    "holdout3": [HOLDOUT3_FILE],
     "both": [QUERIES_FILE, HOLDOUT_FILE],
-    "all": [QUERIES_FILE, HOLDOUT_FILE, HOLDOUT2_FILE],
+    "all": [QUERIES_FILE, HOLDOUT_FILE, HOLDOUT2_FILE, HOLDOUT3_FILE],
 }
 
 MAN_ROOT = Path("/usr/share/man")
@@ -605,7 +606,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         metavar="PATH",
         help=f"a labelled query set (repeatable; default {QUERIES_FILE.name}); "
-        f"or a name: 'tune', 'holdout', 'holdout2' ({HOLDOUT2_FILE.name}), "
+        f"or a name: 'tune', 'holdout', 'holdout2', 'holdout3' ({HOLDOUT3_FILE.name}), "
         "'both' (tune and holdout) or 'all' (every stored set)",
     )
     # Another module with the same KnowledgeBase API (to try the harness on a stand-in store).

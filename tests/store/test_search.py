@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxmode.store import search
+from ctxmode.store import search, terms
 from ctxmode.store.knowledge import KnowledgeBase
 
 FILLER = "Nothing of interest is said in this paragraph about anything at all.\n"
@@ -251,3 +251,44 @@ def test_an_identifier_typed_with_other_separators_counts_as_found_as_typed():
     keys = [{"util", "promisify"}]
     marked = "Call \x02util\x03.\x02promisify\x03 on it."
     assert search.features("", marked, keys, forms=[["util promisify"]]).exact == 1
+
+
+def test_inflected_repeats_of_a_query_word_are_one_term():
+    parsed = terms.parse_query("create a directory with its missing parent directories")
+    assert [t.text for t in parsed] == ["create", "directory", "missing", "parent"]
+    assert [t.text for t in terms.parse_query("locking locked pages")] == ["locking", "pages"]
+    assert [t.text for t in terms.parse_query("stat status")] == ["stat", "status"]
+    assert [t.text for t in terms.parse_query("str string")] == ["str", "string"]
+
+
+def test_a_line_of_code_is_no_definition_line():
+    code = "process.nextTick(() => {\n  ee.emit('foo', 'bar', 'baz', 'qux');\n});"
+    assert search.opens_definition(code, 0) is False
+
+
+def test_a_heading_that_opens_with_the_term_defines_it_and_one_mentioning_it_does_not():
+    keys = [{terms.stem_prefix("process"), terms.stem_prefix("nexttick")}]
+    body = "Adds callback to the next tick queue."
+    own = search.features("Process > `\x02process\x03.\x02nextTick\x03(callback)`", body, keys)
+    passing = search.features(
+        "`queueMicrotask()` vs. `\x02process\x03.\x02nextTick\x03()`", body, keys
+    )
+    assert own.defines > 0
+    assert passing.defines == 0
+
+
+def test_terms_in_the_opening_words_of_a_chunk_count_for_more_than_later_ones():
+    keys = [{"last"}, {terms.stem_prefix("lines")}]
+    opening = "tail - output the \x02last\x03 \x02lines\x03 of files\n" + FILLER * 3
+    later = "tail - output some part of files\n" + FILLER * 3 + "the \x02last\x03 \x02lines\x03\n"
+    assert search.features("", opening, keys).boost() > search.features("", later, keys).boost()
+
+
+def test_a_misspelling_nearest_a_rare_word_is_corrected_to_a_far_commoner_one(kb):
+    # "tempory" is one edit from a stray "tempor" (lorem ipsum), two from "temporary".
+    kb.index_text("lorem", "# Lorem\nLorem ipsum dolor sit amet, tempor incididunt.\n")
+    for n in range(30):
+        kb.index_text(f"tmp{n}", f"# Temp {n}\nCreate a temporary file number {n}.\n")
+    result, hit = first(kb, "tempory file")
+    assert result.corrected_query == "temporary file"
+    assert hit.source.startswith("tmp")

@@ -40,11 +40,13 @@ RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a t
 COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
 TYPO_RATIO = 20  # a word is a likely typo of one an edit away in this many times more chunks
 FRAGMENT_CANDIDATES = 300
+FARTHER_CHECKED = 4  # words one edit farther than the closest whose frequency is compared
 RERANK_WEIGHT = 0.5
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
 DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word ("PR_SET_", "--")
 SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
 DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
+GIST_CHARS = 120  # the opening of a chunk's body that says what it is about
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
 PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
@@ -175,8 +177,31 @@ def corrections(conn: sqlite3.Connection, word: str, most: int = 5) -> list[str]
     tied = [c for d, c in scored if d == best]
     if len(tied) > 1:  # then the one keeping most of the word's ends ("environment")
         tied.sort(key=lambda c: (-_chunk_frequency(conn, c), -_shared_ends(word, c), c))
+    farther = [c for d, c in scored if d == best + 1]
+    commoner = _far_commoner(conn, word, tied[0], farther)
+    if commoner:  # "tempory": "temporary" (2 edits) over a stray "tempor" (1 edit)
+        tied = [commoner, *tied]
     closest = tied[:most]
-    return closest + [c for d, c in scored if d > best][: most - len(closest)]
+    return closest + [c for d, c in scored if d > best and c not in closest][: most - len(closest)]
+
+
+def _far_commoner(
+    conn: sqlite3.Connection, word: str, closest: str, farther: list[str]
+) -> str | None:
+    """Among words one edit farther than `closest`, the commonest if it is in far more
+    chunks (TYPO_RATIO times): a rare near word is likelier a stray than what was meant."""
+    if not farther:
+        return None
+    needed = TYPO_RATIO * max(_chunk_frequency(conn, closest, IDF_CAP), 1)
+    if needed > IDF_CAP:
+        return None
+    likely = sorted(farther, key=lambda c: (-_shared_ends(word, c), c))[:FARTHER_CHECKED]
+    best, best_found = None, 0
+    for cand in likely:
+        found = _chunk_frequency(conn, cand, IDF_CAP)
+        if found >= needed and found > best_found:
+            best, best_found = cand, found
+    return best
 
 
 def _chunk_frequency(conn: sqlite3.Connection, word: str, cap: int = 1000) -> int:
@@ -667,15 +692,18 @@ def opens_definition(text: str, start: int) -> bool:
     following = text[line_end + 1 : line_end + 200].split("\n", 1)[0]
     indent = len(lead) - len(lead.lstrip())
     deeper = len(following) - len(following.lstrip()) > indent
+    if line.endswith(_CODE_ENDS) or following.rstrip().endswith(_CODE_ENDS):
+        return False  # code ("process.nextTick(() => {" above a call), not a tagged paragraph
     return len(line) <= DEFINITION_LINE and deeper and len(_WORDS.findall(following)) >= 4
 
 
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+_CODE_ENDS = ("{", "(", "[", ";", "=>")  # how a line of C-like code ends; prose does not
 _ASIDE = re.compile(r"\s*\([^()]*\)$")  # "(since Linux 2.6.28; Linux-specific)"
 
 
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
-           "defines": 0.1, "exact": 0.1, "verbatim": 0.15}  # fmt: skip
+           "defines": 0.1, "exact": 0.1, "verbatim": 0.15, "gist": 0.1}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -690,6 +718,7 @@ class Features:
     defines: float  # share of the terms opening a line
     exact: float  # share of the terms found as typed, not only as another inflection
     verbatim: float  # 1 when the query's words occur just as typed, in order, space-separated
+    gist: float = 0.0  # share of the terms in the opening words of the body (what it is about)
 
     def boost(self) -> float:
         return sum(weight * getattr(self, name) for name, weight in WEIGHTS.items())
@@ -723,9 +752,13 @@ def features(
     present = {m[2] for m in in_content} | in_title
     heading = len(plain_title) + 1 if title else 0
     defined, best_line = _line_facts(text, in_content)
-    if heading:  # a heading is not a definition line: definitions are in the body
+    if heading:  # the heading's lines are no definition lines, but its last part may be one
         defined = _line_facts(text, [m for m in in_content if m[0] >= heading])[0]
+        defined |= _headed_by(plain_title, title_matches)
     lowered = text.lower()
+    # The opening words say what a chunk is about ("tail - output the last part of files");
+    # a later mention may be in passing ("... all but the last NUM lines" in head(1)).
+    gist = {m[2] for m in in_content if heading <= m[0] < heading + GIST_CHARS}
     exact = {i for i, words in enumerate(forms or []) if any(_says(lowered, w) for w in words)}
     if n == 1:  # one identifier: where it is defined is what matters
         defines = SINGLE_TERM_DEFINES * len(defined)
@@ -749,7 +782,21 @@ def features(
         share(defined),
         share(exact),
         _verbatim(lowered, phrase),
+        share(gist),
     )
+
+
+def _headed_by(title: str, matches: list[tuple[int, int, int]]) -> set[int]:
+    """Terms that open the last part of a heading path: the section is about them
+    ("Process > `process.nextTick(callback)`"), not one that mentions them in passing
+    ("`queueMicrotask()` vs. `process.nextTick()`")."""
+    last = title.rfind(" > ")
+    part = last + 3 if last >= 0 else 0
+    opening = _FIRST_WORD.search(title, part)
+    return {term for start, _, term in matches if opening and start == opening.start()}
+
+
+_FIRST_WORD = re.compile(r"[^\W_]")
 
 
 def _says(lowered: str, word: str) -> bool:

@@ -85,14 +85,31 @@ class QueryTerm:
         return " ".join(self.parts)
 
 
+def inflection_base(word: str) -> str:
+    """A word without its regular English inflection, for telling two query words apart:
+    "directories" and "directory", "locked" and "locking" share one. Cruder than porter
+    (the index's stemmer) and more cautious: a short stem is kept ("string" is not "str")."""
+    for suffix, replacement, stem in _INFLECTIONS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= stem and not word.endswith("ss"):
+            word = word[: -len(suffix)] + replacement
+            break
+    return word.removesuffix("e")
+
+
+# (suffix, replacement, shortest stem left)
+_INFLECTIONS = (("ies", "y", 3), ("ing", "", 4), ("ed", "", 4), ("es", "", 3), ("s", "", 3))
+
+
 def parse_query(raw: str) -> list[QueryTerm]:
-    """Terms of a raw query, duplicates and stopwords dropped (unless only stopwords remain)."""
+    """Terms of a raw query; repeats (also inflected ones: "directory ... directories") and
+    stopwords dropped (unless only stopwords remain)."""
     terms: list[QueryTerm] = []
     seen: set[tuple[str, ...]] = set()
     for piece in raw.split():
         parts = tuple(p.lower() for p in WORD.findall(piece))
-        if parts and parts not in seen:
-            seen.add(parts)
+        key = tuple(inflection_base(p) for p in parts)
+        if parts and key not in seen:
+            seen.add(key)
             terms.append(QueryTerm(piece, parts))
     content = [t for t in terms if not (len(t.parts) == 1 and t.parts[0] in STOPWORDS)]
     return (content or terms)[:MAX_QUERY_TERMS]
