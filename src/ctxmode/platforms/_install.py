@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 SERVER_NAME = "context-mode"
@@ -392,3 +392,18 @@ def apply(change: Change) -> None:
 def stdio_server(command: list[str], **extra: object) -> dict:
     """The usual `{command, args}` MCP entry, plus host-specific fields."""
     return {**extra, "command": command[0], "args": command[1:]}
+
+
+def hook_lines(
+    command: str,
+    platform_id: str,
+    host_events: dict[str, str],
+    installed: Container[str] | None = None,
+) -> dict[str, str]:
+    """Host event name -> `<command> <platform> <cli event>`, for the events we install
+    (`installed`: a collection of host event names; None means all of them)."""
+    return {
+        host: f"{command} {platform_id} {cli}"
+        for cli, host in host_events.items()
+        if installed is None or host in installed
+    }

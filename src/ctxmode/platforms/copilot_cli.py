@@ -125,11 +125,9 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event key -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {
-        HOST_EVENTS[cli]: f"{command} {PLATFORM_ID} {cli}"
-        for cli in HOST_EVENTS
-        if HOST_EVENTS[cli] in INSTALL_EVENTS
-    }
+    from ctxmode.platforms._install import hook_lines
+
+    return hook_lines(command, PLATFORM_ID, HOST_EVENTS, INSTALL_EVENTS)
 
 
 def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:

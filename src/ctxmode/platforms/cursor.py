@@ -113,11 +113,9 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {
-        host: f"{command} {PLATFORM_ID} {cli}"
-        for cli, host in HOST_EVENTS.items()
-        if host in MATCHERS
-    }
+    from ctxmode.platforms._install import hook_lines
+
+    return hook_lines(command, PLATFORM_ID, HOST_EVENTS, MATCHERS)
 
 
 def _entry(command: str, matcher: str | None) -> dict:

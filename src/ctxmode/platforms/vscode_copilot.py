@@ -106,11 +106,9 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
-    return {
-        host: f"{command} {PLATFORM_ID} {cli}"
-        for cli, host in HOST_EVENTS.items()
-        if host in INSTALL_EVENTS
-    }
+    from ctxmode.platforms._install import hook_lines
+
+    return hook_lines(command, PLATFORM_ID, HOST_EVENTS, INSTALL_EVENTS)
 
 
 def install_copilot_hooks(
