@@ -9,7 +9,12 @@ against the baselines measured in the same run:
   stat      three `os.stat` calls on missing files (the floor for "look for settings")
   json      `json.loads` of the same settings text (what parsing would cost with `json`)
 and, in fresh `python -S` processes, the import cost of `ctxmode.policy.permissions` next
-to `import json` and `import re` (-X importtime cumulative µs). Exit code is always 0.
+to `import json` and `import re` (-X importtime cumulative µs).
+
+Huge commands (the analysis budget): wall ms of one `evaluate_tool_call` with the rules for
+a 100 KB, 1 MB and 22 MB Bash command, and of a whole fast-form hook process
+(`claude-code pretooluse`) fed the 22 MB payload, next to the same process fed `ls`.
+Exit code is always 0.
 """
 
 from __future__ import annotations
@@ -74,6 +79,36 @@ def import_us(module: str) -> int:
     return -1
 
 
+def huge_commands(project: str) -> None:
+    for size in (100_000, 1_000_000, 22_000_000):
+        command = ("echo hello 'world' && ls -la | grep x; " * (size // 38 + 1))[:size]
+        best = min(
+            time_once(lambda c=command: evaluate_tool_call("Bash", {"command": c}, project))
+            for _ in range(3)
+        )
+        print(f"rules   huge {size // 1000:>6} KB  {best:8.1f} ms (one call, best of 3)")
+    fast = (
+        f"import sys;sys.path.insert(0,{SRC!r});from ctxmode._hook import main;main(sys.argv[1:])"
+    )
+    hook = [sys.executable, "-I", "-S", "-c", fast, "claude-code", "pretooluse"]
+    for label, command in (("ls", "ls"), ("22 MB", "echo hi && ls; " * 1_500_000)):
+        payload = json.dumps(
+            {"cwd": project, "tool_name": "Bash", "tool_input": {"command": command}}
+        ).encode()
+        best = min(time_once(lambda p=payload: run_hook(hook, p)) for _ in range(3))
+        print(f"hook process, {label:6s} command  {best:8.1f} ms (best of 3)")
+
+
+def time_once(call) -> float:
+    start = time.perf_counter()
+    call()
+    return (time.perf_counter() - start) * 1000
+
+
+def run_hook(command: list[str], payload: bytes) -> None:
+    subprocess.run(command, input=payload, capture_output=True, env=os.environ, check=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=1000)
@@ -106,6 +141,8 @@ def main() -> None:
             print(f"rules   {name:8s}     {median_us(call, runs):8.1f} µs")
         read = lambda: evaluate_tool_call("Read", {"file_path": "src/a.py"}, project)  # noqa: E731
         print(f"rules   read         {median_us(read, runs):8.1f} µs")
+        huge_commands(project)
+    print(f"import ctxmode.policy.shell {import_us('ctxmode.policy.shell')} µs")
     policy = import_us("ctxmode.policy.permissions")
     for module, cost in (("json", import_us("json")), ("re", import_us("re"))):
         print(f"import policy {policy} µs vs import {module} {cost} µs ({policy / cost:.2f}x)")

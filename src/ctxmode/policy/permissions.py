@@ -6,7 +6,9 @@ Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that 
 - `Bash(sudo:*)`: the command `sudo`, or `sudo` + a space + anything (`*` is the only
   wildcard in Bash patterns; `Bash(git push:*)`, `Bash(npm run test:*)` likewise);
   `Bash(rm -rf *)`: the whole command as a glob (a trailing ` *` also matches nothing).
-  Every command hidden in the string is checked (`policy.commands.split_commands`).
+  Every command hidden in the string is checked (`policy.shell.scan`); a command whose
+  program is decided at run time, or a command too big to analyse, gets "ask" when deny or
+  ask rules exist.
 - `Read(.env)`, `Read(./secrets/**)`, `Read(**/*.pem)`, `Read(~/.ssh/**)`, `Read(//etc/**)`:
   path globs (`**/` any directories, `**` anything, `*` within a segment, `?` one
   character); relative globs are anchored at the project, `~` is the home directory, `//x`
@@ -24,13 +26,14 @@ import os
 import sys
 
 from ctxmode import fastjson, paths
-from ctxmode.policy.commands import analyse_command, extract_shell_strings
+from ctxmode.policy.shell import ShellScan, scan
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 REQUIRE_SECURITY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
 LOG_NAME = "policy.log"
 SHELL_LANGUAGES = frozenset({"shell", "bash", "sh", "zsh"})
 _CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
+WHOLE_CHARS = 100_000  # the whole command is matched as one form up to this length
 
 
 class Rule:
@@ -205,27 +208,50 @@ def parse_rule(text: str, action: str, source: str = "") -> Rule | None:
 
 def evaluate_bash(command: str, rules: RuleSet, subject: str = "command") -> PolicyVerdict:
     """Deny if any command hidden in `command` matches a Bash deny rule, else ask on an ask
-    match, else allow if every command matches an allow rule, else no opinion."""
+    match, else ask when some program is computed at run time or the analysis ran out of
+    budget (only where deny/ask rules exist), else allow if every command matches an allow
+    rule, else no opinion."""
     if not rules.has_tool("Bash"):
         return NO_OPINION
     command = command if isinstance(command, str) else ""
-    forms, complete = analyse_command(command)
-    whole = " ".join(command.split())
-    checked = [*forms, whole] if whole and whole not in forms else forms
+    found = scan(command)
+    forms = list(found.forms)
+    whole = " ".join(command[:WHOLE_CHARS].split())
+    checked = [*forms, whole] if whole and whole not in found.forms else forms
     for action in (DENY, ASK):
         for rule in rules.select("Bash", action):
             matched = _first_bash_match(rule, checked, whole)
             if matched is not None:
                 return _verdict(rule, matched, subject)
-    if not complete and rules.select("Bash", DENY):
-        reason = f"The {subject} is nested too deeply to check against the deny rules; confirm it."
-        return PolicyVerdict(ASK, "", whole[:200], reason)
+    if rules.select("Bash", DENY) or rules.select("Bash", ASK):
+        unchecked = _unchecked(found, subject)
+        if unchecked is not None:
+            return PolicyVerdict(ASK, "", whole[:200], unchecked)
+    if found.over_budget or found.computed:
+        return NO_OPINION  # an allow rule cannot vouch for commands it never saw
     allows = rules.select("Bash", ALLOW)
     matching = [next((r for r in allows if _bash_matches(r, form)), None) for form in forms]
     first = matching[0] if matching else None
     if first is not None and all(matching):
         return PolicyVerdict(ALLOW, first.text, whole, "allowed by the permission rules")
     return NO_OPINION
+
+
+def _unchecked(found: ShellScan, subject: str) -> str | None:
+    """Why the rules cannot be checked against a scanned command, or None when they can."""
+    if found.over_budget:
+        return (
+            f"Security policy asks for confirmation: the {subject} is too large or too deeply"
+            " nested to check against your permission rules in time; confirm it."
+        )
+    computed = next((c for c in found.commands if c.computed), None)
+    if computed is None:
+        return None
+    shown = " ".join(computed.argv)[:120]
+    return (
+        f"Security policy asks for confirmation: the program of {shown!r} is computed at run"
+        " time; your permission rules can't be checked against it."
+    )
 
 
 def _first_bash_match(rule: Rule, forms: list[str], whole: str) -> str | None:
@@ -275,7 +301,7 @@ def _bash_matches(rule: Rule, form: str) -> bool:
 
 def _compile_bash_pattern(pattern: str) -> tuple[str, str | None, str | None]:
     """(whole-pattern glob, prefix, rest) with quotes removed and whitespace collapsed, so a
-    pattern compares with split_commands' dequoted forms. `prefix:rest` splits at the last
+    pattern compares with the scanner's dequoted forms. `prefix:rest` splits at the last
     colon; the whole pattern is also tried literally (`docker run -p 80:80`)."""
     whole = _normalize_pattern(pattern)
     prefix = rest = None
@@ -584,6 +610,8 @@ def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     if language.lower() in SHELL_LANGUAGES:
         verdict = evaluate_bash(code, rules, subject="shell code")
         return verdict if verdict.action in (DENY, ASK) else NO_OPINION
+    from ctxmode.policy.inline_code import extract_shell_strings  # imports `re`
+
     for script in extract_shell_strings(language.lower(), code):
         verdict = evaluate_bash(
             script, rules, subject=f"{language or 'the'} code running a command"

@@ -1,4 +1,4 @@
-"""Shell command splitting: every command a string would run is found, hidden ones included."""
+"""The shell scanner: every command a string would run is found, hidden ones included."""
 
 from __future__ import annotations
 
@@ -8,8 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxmode.policy.commands import extract_shell_strings, split_commands
+from ctxmode.policy.inline_code import extract_shell_strings
 from ctxmode.policy.permissions import RuleSet, evaluate_bash, parse_rule
+from ctxmode.policy.shell import basename, scan
+
+
+def split_commands(text: str) -> list[str]:
+    """Every normalized form the policy matches rules against."""
+    return list(scan(text).forms)
 
 
 def deny_rules(*patterns: str) -> RuleSet:
@@ -310,3 +316,92 @@ def test_bypasses_survive_whitespace_variations(command: str, spaces: list[str])
         spaces[k % len(spaces)] + piece for k, piece in enumerate(pieces[1:])
     )
     assert evaluate_bash(varied, SUDO_DENY).action == "deny", split_commands(varied)
+
+
+# -- the scan API: resolved commands ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("sudo -u bob curl -s u", ("curl", "-s", "u")),
+        ("timeout 5 stdbuf -o0 nice -n 5 curl u", ("curl", "u")),
+        ("A=1 env B=2 /usr/bin/pytest -q", ("/usr/bin/pytest", "-q")),
+        ("echo u | xargs -n1 wget", ("wget",)),
+        ("busybox wget u", ("wget", "u")),
+        ("{curl,u}", ("curl", "u")),
+        ("curl${IFS}u", ("curl", "u")),
+        ("X=git; $X log", ("git", "log")),
+        ("'git' \"log\" --oneline", ("git", "log", "--oneline")),
+    ],
+)
+def test_wrappers_resolve_to_the_program_that_runs(text: str, argv: tuple[str, ...]) -> None:
+    last = scan(text).commands[-1]
+    assert last.argv == argv
+    assert last.program == argv[0].rsplit("/", 1)[-1]
+    assert not last.computed
+
+
+def test_commands_carry_depth_operator_redirects_and_written_words() -> None:
+    found = scan("pytest -x 2>&1 | tail -5; bash -c 'make test' && sudo git log")
+    described = [(c.argv, c.depth, c.op, c.redirects, c.words) for c in found.commands]
+    assert described == [
+        (("pytest", "-x"), 0, "|", ("2>&1",), ("pytest", "-x")),
+        (("tail", "-5"), 0, ";", (), ("tail", "-5")),
+        (("bash", "-c", "make test"), 0, "&&", (), ("bash", "-c", "make test")),
+        (("make", "test"), 1, "", (), ("make", "test")),
+        (("git", "log"), 0, "", (), ("sudo", "git", "log")),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["$X$Y u", "$(echo curl) u", '"$@"', "read X; $X", "curl u | bash", "source <(curl u)",
+     "bash < script", "eval \"$CMD\""],
+)  # fmt: skip
+def test_programs_decided_at_run_time_are_computed(text: str) -> None:
+    computed = [c for c in scan(text).commands if c.computed]
+    assert computed and all(c.program == "" for c in computed)
+
+
+@pytest.mark.parametrize(
+    "text", ["$HOME/bin/tool x", "echo $(date)", "bash script.sh", "cat <<EOF | sh\nls\nEOF"]
+)
+def test_known_programs_are_not_computed(text: str) -> None:
+    assert not scan(text).computed
+
+
+def test_heredoc_bodies_are_located_for_callers() -> None:
+    from ctxmode.policy.shell import without_heredocs
+
+    text = "cat > f.py <<'EOF'\nimport requests\nEOF\necho done"
+    assert without_heredocs(text, scan(text)) == "cat > f.py <<'EOF'\necho done"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo hello 'world' && ls | grep x; " * 400_000,  # 14 MB
+        "a" * 2_000_000,
+        'echo "' + "a $(b) " * 100_000,
+        "echo " + "$(" * 5000 + "x" + ")" * 5000,
+        "echo " + "{a,b}" * 30,
+    ],
+)
+def test_analysis_stops_at_its_budget_and_asks_only_where_rules_exist(text: str) -> None:
+    assert scan(text).over_budget
+    verdict = evaluate_bash(text, SUDO_DENY)
+    assert verdict.action == "ask" and "too large" in verdict.reason
+    assert evaluate_bash(text, RuleSet()).action is None
+    allow_all = RuleSet([parse_rule("Bash(echo:*)", "allow"), parse_rule("Bash(ls:*)", "allow")])  # type: ignore[list-item]
+    assert evaluate_bash(text, allow_all).action is None  # never allowed unseen
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_scan_fields_are_consistent_on_arbitrary_text(text: str) -> None:
+    for command in scan(text).commands:
+        assert isinstance(command.argv, tuple) and all(isinstance(w, str) for w in command.argv)
+        expected = "" if command.computed or not command.argv else basename(command.argv[0])
+        assert command.program == expected
+        assert not any("\ue000" <= c <= "\ue004" for w in command.argv for c in w)
