@@ -1,0 +1,96 @@
+"""The real Claude Code binary, offline, with what `ctxmode setup claude-code` wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.host_checks import (
+    named_tools_exist,
+    offered_our_tools,
+    routing_block_once,
+    tool_named_in,
+)
+from support.hosts import HostRun, HostWorld, npm_host
+
+OUR_NAME = "mcp__context-mode__{tool}"
+ANY_OUR_TOOL = r"mcp__context-mode__ctx_\w+"
+OFFLINE_ENV = {
+    "ANTHROPIC_API_KEY": "fake-key",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "ENABLE_TOOL_SEARCH": "false",  # else MCP tools hide behind a ToolSearch round trip
+    # In -p mode MCP servers connect in the background: the first request could go out
+    # before our tools are listed (and the hook rightly lets curl run then).
+    "MCP_CONNECTION_NONBLOCKING": "false",
+}
+
+
+def claude(world: HostWorld, model: FakeModel, prompt: str, *options: str) -> HostRun:
+    binary = npm_host("claude-code", "claude")
+    command = [
+        binary, "-p", prompt, "--output-format", "stream-json", "--verbose",
+        "--include-hook-events", "--model", "claude-sonnet-4-5", "--max-turns", "6",
+        "--allowedTools", "Bash,mcp__context-mode", *options,
+    ]  # fmt: skip
+    run = world.run(command, env=world.env(ANTHROPIC_BASE_URL=model.url, **OFFLINE_ENV))
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def trust_work_dir(world: HostWorld, **project: object) -> Path:
+    """What the first interactive start leaves behind: onboarding done, the folder trusted."""
+    state = world.home / ".claude.json"
+    entry = {"hasTrustDialogAccepted": True, **project}
+    state.write_text(
+        json.dumps({"hasCompletedOnboarding": True, "projects": {str(world.work): entry}})
+    )
+    return state
+
+
+def setup(world: HostWorld, *options: str) -> None:
+    done = ctx("setup", "claude-code", *options, cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+
+
+def hooks_that_ran(run: HostRun) -> set[str]:
+    started = [e for e in run.events() if e.get("subtype") == "hook_response"]
+    failed = [e for e in started if e.get("exit_code") != 0]
+    assert not failed, f"hooks failed: {failed}"
+    return {e["hook_event"] for e in started}
+
+
+def execute_the_named_tool(request: Request) -> Reply:
+    """Call ctx_execute by the name our deny reason gave (what a model would do)."""
+    name = tool_named_in(request.tool_results()[-1], r"mcp__[\w-]+__ctx_execute\b")
+    return call(name, language="shell", code="echo FACT-$((40 + 2))")
+
+
+CURL_THEN_CTX_EXECUTE = [
+    call("Bash", command="curl -s http://example.com"),
+    execute_the_named_tool,
+    reply("done"),
+]
+
+
+def test_user_scope_session_denies_curl_and_runs_ctx_execute(world: HostWorld) -> None:
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    setup(world)
+    with world.fake_model(CURL_THEN_CTX_EXECUTE) as model:
+        run = claude(world, model, "Fetch example.com")
+
+    first, after_curl, after_execute = model.main_requests
+    offered_our_tools(first, OUR_NAME)
+    denied = after_curl.tool_results()[-1]
+    assert "was not run" in denied
+    named_tools_exist(denied, ANY_OUR_TOOL, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+    routing_block_once(after_execute)
+    named_tools_exist(after_execute.text(), ANY_OUR_TOOL, after_execute)
+    settings = json.loads((world.home / ".claude" / "settings.json").read_text())
+    # Every hook this session can fire ran; nothing else did.
+    assert hooks_that_ran(run) == set(settings["hooks"]) - {"PreCompact", "SessionEnd"}

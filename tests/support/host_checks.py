@@ -1,0 +1,50 @@
+"""Assertions every real-host test makes on what the fake model received."""
+
+from __future__ import annotations
+
+import re
+
+from support.fake_model import Request
+
+ROUTING_MARKER = "<ctxmode_routing>"
+OUR_TOOLS = (
+    "ctx_batch_execute",
+    "ctx_execute",
+    "ctx_execute_file",
+    "ctx_fetch_and_index",
+    "ctx_index",
+    "ctx_search",
+)
+
+
+def offered_our_tools(request: Request, name_of: str) -> None:
+    """The MCP server started: each of our tools is in the tool list under the host's name.
+
+    `name_of` is the host's naming with `{tool}` in it, e.g. "mcp__context-mode__{tool}".
+    """
+    offered = set(request.tool_names())
+    absent = [
+        name_of.format(tool=tool) for tool in OUR_TOOLS if name_of.format(tool=tool) not in offered
+    ]
+    assert not absent, f"not offered to the model: {absent}; offered: {sorted(offered)}"
+
+
+def named_tools_exist(text: str, pattern: str, request: Request) -> list[str]:
+    """Every tool name matching `pattern` in `text` (what we told the model) is offered."""
+    named = sorted(set(re.findall(pattern, text)))
+    offered = set(request.tool_names())
+    unknown = [name for name in named if name not in offered]
+    assert not unknown, f"we named tools the host does not offer: {unknown}"
+    return named
+
+
+def routing_block_once(request: Request) -> None:
+    count = request.text().count(ROUTING_MARKER)
+    assert count == 1, f"the routing block reached the model {count} times"
+
+
+def tool_named_in(text: str, pattern: str) -> str:
+    """The first tool name matching `pattern` in a deny reason (the model calls that one)."""
+    found = re.search(pattern, text)
+    assert found, f"no tool name matching {pattern!r} in: {text[:500]}"
+    return found.group(0)
