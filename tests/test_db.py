@@ -1,4 +1,5 @@
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -6,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import db, paths, schema
+from ctxmode import db, paths, project, salvage, schema
+from ctxmode.store.knowledge import KnowledgeBase
+from support.damage import damage_pages
 
 
 def test_fresh_database_is_wal_and_migrated(tmp_path):
@@ -82,3 +85,96 @@ def test_project_db_records_its_root(tmp_path, data_root):
         tmp_path
     )
     assert str(data_root) in conn.execute("PRAGMA database_list").fetchone()[2]
+
+
+def _project_with_history(root: Path, sources: int = 60) -> None:
+    with schema.project_database(str(root)) as conn:
+        kb = KnowledgeBase(conn)
+        for i in range(sources):
+            body = f"# Doc {i}\n\n" + f"alpha beta gamma marker{i} " * 150
+            kb.index_text(f"doc-{i}", body, "markdown")
+        with db.write_transaction(conn):
+            conn.executemany(
+                "INSERT INTO session_events(session_id, category, type, data, data_hash, "
+                "created_at) VALUES ('s1', 'file', 'file_read', ?, ?, 0)",
+                [(f"read {i}", str(i)) for i in range(25)],
+            )
+
+
+def _aside(directory: Path) -> list[str]:
+    return [name for name in os.listdir(directory) if ".corrupt-" in name]
+
+
+def test_damaged_pages_found_mid_call_are_repaired_and_what_was_readable_kept(tmp_path):
+    _project_with_history(tmp_path)
+    path = Path(project.project_db_path(str(tmp_path)))
+    assert damage_pages(path, "kb_chunks") > 0
+    with pytest.raises(db.DatabaseError) as caught, schema.project_database(str(tmp_path)) as c:
+        c.execute("SELECT count(*) FROM kb_chunks WHERE content LIKE '%nothing%'").fetchone()
+    message = str(caught.value)
+    assert "was damaged" in message and "run it again" in message
+    assert re.search(r"recovered \d+ sources, \d+ chunks, 25 session events", message)
+    assert len(_aside(path.parent)) == 1
+    with schema.project_database(str(tmp_path)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        kept = conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0]
+        assert 0 < kept < 60
+        label = conn.execute("SELECT label FROM kb_sources LIMIT 1").fetchone()[0]
+        hits = KnowledgeBase(conn).search([f"marker{label.split('-')[1]}"], limit=1)[0].hits
+        assert hits and hits[0].source == label
+    assert "was damaged" in Path(paths.logs_dir(), "db.log").read_text()
+
+
+def test_a_file_that_passes_the_integrity_check_is_never_moved(tmp_path):
+    _project_with_history(tmp_path, sources=2)
+    root = str(tmp_path)
+    path = project.project_db_path(root)
+    claimed = sqlite3.DatabaseError("database disk image is malformed")
+    with pytest.raises(db.DatabaseError, match="left as it is"), schema.project_database(root):
+        raise claimed
+    assert _aside(Path(path).parent) == []
+    with schema.project_database(str(tmp_path)) as conn:
+        assert conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0] == 2
+
+
+def test_a_second_repair_leaves_the_replacement_alone(tmp_path):
+    path = tmp_path / "x.db"
+    path.write_bytes(b"garbage" * 1000)
+    conn, notice = salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None, "not a db")
+    assert conn is not None and "moved it aside" in (notice or "")
+    conn.close()
+    assert salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None, "again") == (None, None)
+    assert len(_aside(tmp_path)) == 1
+
+
+def test_a_full_database_is_reported_as_full_not_as_a_failed_rollback(tmp_path):
+    path = str(tmp_path / "x.db")
+    conn = db.open_database(path, schema.MIGRATIONS)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # SQLite's own SQLITE_FULL
+    with (
+        pytest.raises(db.DatabaseError) as caught,
+        db.storage_faults(path, schema.MIGRATIONS),
+        db.write_transaction(conn),
+    ):
+        conn.execute("INSERT INTO meta VALUES ('k', ?)", ("x" * 100_000,))
+    assert "disk is full" in str(caught.value) and "rollback" not in str(caught.value)
+    assert path in str(caught.value)
+    assert not conn.in_transaction and _aside(tmp_path) == []
+
+
+def test_an_unusable_directory_is_a_clear_error_and_nothing_moves(tmp_path):
+    blocker = tmp_path / "projects"
+    blocker.write_text("a file where the directory should be")
+    with pytest.raises(db.DatabaseError, match=r"database .*projects/x\.db"):
+        db.open_database(str(blocker / "x.db"), schema.MIGRATIONS)
+    assert blocker.read_text() == "a file where the directory should be"
+
+
+def test_result_codes_tell_damage_from_trouble():
+    assert db.is_damage(sqlite3.DatabaseError("file is not a database"))
+    for text in ("disk I/O error", "database or disk is full", "unable to open database file",
+                 "attempt to write a readonly database", "database is locked"):  # fmt: skip
+        assert not db.is_damage(sqlite3.OperationalError(text)), text
+    locked = db.storage_error("/x.db", sqlite3.OperationalError("database is locked"))
+    assert isinstance(locked, db.DatabaseLocked) and locked.exit_code == 5

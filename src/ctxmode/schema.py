@@ -6,7 +6,9 @@ at the end of `MIGRATIONS`; never edit one that has shipped.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 
 from ctxmode import db, project
 
@@ -171,15 +173,57 @@ MIGRATIONS: list[db.Migration] = [
 ]
 
 
+def _after_salvage(conn: sqlite3.Connection) -> None:
+    # Chunks lost with a damaged page leave their source short (or empty): count again,
+    # drop what has nothing left, and rebuild the search index over what was copied.
+    conn.execute(
+        "UPDATE kb_sources SET chunk_count = "
+        "(SELECT count(*) FROM kb_chunks WHERE source_id = kb_sources.id)"
+    )
+    conn.execute("DELETE FROM kb_sources WHERE chunk_count = 0")
+    conn.execute("INSERT INTO kb_fts(kb_fts) VALUES('rebuild')")
+
+
+# What a damaged project database hands on to its replacement (parents before children).
+SALVAGE = db.Salvage(
+    tables=(
+        ("kb_sources", "sources"),
+        ("kb_chunks", "chunks"),
+        ("kb_vocab", ""),
+        ("session_meta", ""),
+        ("session_events", "session events"),
+        ("session_snapshots", ""),
+    ),
+    finish=_after_salvage,
+)
+
+
 def open_project_db(root: str) -> sqlite3.Connection:
     """Open the database of the resolved project `root`, recording the root in `meta`."""
-    conn = db.open_database(project.project_db_path(root), MIGRATIONS)
-    stored = conn.execute("SELECT value FROM meta WHERE key = 'project_root'").fetchone()
-    if stored is None or stored[0] != root:
-        with db.write_transaction(conn):
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES('project_root', ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (root,),
-            )
+    path = project.project_db_path(root)
+    conn = db.open_database(path, MIGRATIONS, SALVAGE)
+    try:
+        stored = conn.execute("SELECT value FROM meta WHERE key = 'project_root'").fetchone()
+        if stored is None or stored[0] != root:
+            with db.write_transaction(conn):
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES('project_root', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (root,),
+                )
+    except sqlite3.Error as exc:
+        conn.close()
+        raise db.storage_error(path, exc) from None
     return conn
+
+
+@contextlib.contextmanager
+def project_database(root: str) -> Iterator[sqlite3.Connection]:
+    """`open_project_db` for one call: every SQLite failure in the block becomes a
+    `db.DatabaseError` naming the file (damage found on the way is repaired first)."""
+    with db.storage_faults(project.project_db_path(root), MIGRATIONS, SALVAGE):
+        conn = open_project_db(root)
+        try:
+            yield conn
+        finally:
+            conn.close()
