@@ -31,10 +31,20 @@ def main(argv: list[str] | None = None) -> None:
     if len(args) < 2 or args[0] in ("-h", "--help"):
         _write(2, USAGE)
         raise SystemExit(0)
-    from ctxmode.hooks.runner import run
+    from ctxmode.hooks.runner import log_error, run
     from ctxmode.hooks.stdin import read_stdin
+    from ctxmode.platforms import REGISTRY, load
 
-    output = run(args[0], args[1], read_stdin)
+    try:
+        platform = load(args[0])
+    except Exception as error:  # a broken host module must not break the host
+        log_error(args[0], args[1], f"cannot load platform module: {error!r}")
+        raise SystemExit(0) from None
+    if platform is None:
+        known = ", ".join(sorted(REGISTRY))
+        _write(2, f"ctxmode hook: unknown platform {args[0]!r} (known: {known})\n")
+        raise SystemExit(0)
+    output = run(platform, args[1], read_stdin)
     if output.stdout:
         _write(1, output.stdout)
     if output.stderr:

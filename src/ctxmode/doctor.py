@@ -11,8 +11,12 @@ import sqlite3
 import sys
 import tempfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ctxmode import __version__, paths, project, schema
+
+if TYPE_CHECKING:
+    from ctxmode.vocab.platform import Platform
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 
@@ -87,42 +91,39 @@ def _runtimes() -> list[Check]:
     return checks
 
 
-def _host_install(platform: str, project_root: str) -> Check | None:
+def _host_install(platform: Platform, project_root: str) -> Check | None:
     """Whether `platform` has ctxmode set up, and for this installation; None if not at all.
 
     The installer is idempotent, so "installing again would change nothing" means current;
     a host with our entries that would still change points at a moved or older install.
     """
-    import importlib
-
     from ctxmode.launch import fast_hook_prefix, server_command
-    from ctxmode.platforms import REGISTRY
     from ctxmode.platforms._install import InstallError
 
-    module = importlib.import_module(REGISTRY[platform])
-    root = "" if "user" in getattr(module, "SCOPES", ("user",)) else project_root
+    installer = platform.installer
+    root = "" if "user" in installer.scopes else project_root
     try:
-        installed = any(c.changed for c in module.uninstall_changes(root))
+        installed = any(c.changed for c in installer.uninstall_changes(root))
         if not installed:
             return None
-        stale = any(
-            c.changed for c in module.install_changes(fast_hook_prefix(), server_command(), root)
-        )
+        changes = installer.install_changes(fast_hook_prefix(), server_command(), root)
+        stale = any(c.changed for c in changes)
     except InstallError as error:
-        return Check(WARN, f"{platform}: cannot read its config ({error})")
+        return Check(WARN, f"{platform.id}: cannot read its config ({error})")
     if stale:
         return Check(
             WARN,
-            f"{platform}: ctxmode entries point at another or older installation; "
-            f"run `ctxmode setup {platform}`",
+            f"{platform.id}: ctxmode entries point at another or older installation; "
+            f"run `ctxmode setup {platform.id}`",
         )
-    return Check(OK, f"{platform}: hooks and MCP server set up for this installation")
+    return Check(OK, f"{platform.id}: hooks and MCP server set up for this installation")
 
 
 def host_checks(project_root: str) -> list[Check]:
-    from ctxmode.platforms import REGISTRY
+    from ctxmode.platforms import all_platforms
 
-    checks = [found for p in sorted(REGISTRY) if (found := _host_install(p, project_root))]
+    hosts = sorted(all_platforms(), key=lambda platform: platform.id)
+    checks = [found for host in hosts if (found := _host_install(host, project_root))]
     if not checks:
         checks.append(Check(WARN, "no host has ctxmode set up: run `ctxmode setup <platform>`"))
     return checks

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent
 from ctxmode.hooks.routing import route_pre_tool_use
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent
 
 P = "mcp__context-mode__"
 

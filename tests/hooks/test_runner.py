@@ -9,10 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxmode.hooks.runner import run
-from ctxmode.platforms import claude_code, qwen_code
+from ctxmode.platforms import claude_code, load
 from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.vocab.platform import Platform
 
-PLATFORMS = {"claude-code": claude_code, "qwen-code": qwen_code}
+from .hookproc import run_hook
+
+PLATFORMS = ("claude-code", "qwen-code")
 HOST_NAMES = {
     "pretooluse": "PreToolUse",
     "posttooluse": "PostToolUse",
@@ -90,7 +93,7 @@ def assert_well_formed(event: str, output) -> None:
 
 
 def answer(platform: str, event: str, data: bytes):
-    return run(platform, event, lambda: data)
+    return run(load(platform), event, lambda: data)
 
 
 COMMON = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -152,20 +155,21 @@ def test_cut_output_stays_retrievable(data_root, tmp_path):
 
 
 def test_unknown_platform_and_event_explain_on_stderr():
-    unknown = answer("no-such-host", "pretooluse", b"{}")
-    assert (unknown.exit_code, unknown.stdout) == (0, "")
-    assert unknown.stderr.count("\n") == 1 and "no-such-host" in unknown.stderr
+    unknown = run_hook("no-such-host", "pretooluse", b"{}")
+    assert (unknown.returncode, unknown.stdout) == (0, b"")
+    assert unknown.stderr.count(b"\n") == 1 and b"no-such-host" in unknown.stderr
     event = answer("claude-code", "bogus", b"{}")
     assert (event.exit_code, event.stdout) == (0, "")
     assert "bogus" in event.stderr and "pretooluse" in event.stderr
 
 
-def test_a_crash_is_logged_and_answered_with_the_no_op(data_root, monkeypatch):
+def test_a_crash_is_logged_and_answered_with_the_no_op(data_root):
     def explode(*_args, **_kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(claude_code, "parse", explode)
-    output = answer("claude-code", "stop", b"{}")
+    claude = load("claude-code")
+    slots = {name: getattr(claude, name) for name in Platform.__slots__}
+    output = run(Platform(**{**slots, "parse": explode}), "stop", lambda: b"{}")
     assert (output.exit_code, output.stdout) == (0, "{}")
     log = (data_root / "logs" / "hook-errors.log").read_text()
     assert "RuntimeError: boom" in log and "claude-code stop" in log

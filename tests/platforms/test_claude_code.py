@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import claude_code
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 SESSION = "9f1c2d3e-0000-4000-8000-00000000c1a0"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import codex
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fake codex is a sh script")
 

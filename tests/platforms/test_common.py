@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import REGISTRY
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 
 OUR_PLATFORMS = (
     "gemini-cli",
@@ -27,16 +27,6 @@ OUR_PLATFORMS = (
 )
 MODULES = {platform: importlib.import_module(REGISTRY[platform]) for platform in OUR_PLATFORMS}
 JSON_STDOUT_ALWAYS = {"cursor", "codex", "kimi"}  # hosts that reject or mishandle empty stdout
-
-
-def test_every_platform_is_registered_under_its_own_id():
-    for platform, module in MODULES.items():
-        assert platform == module.PLATFORM_ID
-        assert isinstance(module.TOOL_PREFIX, str)
-        assert all(name == name.lower() for name in module.EVENTS)
-        assert set(module.EVENTS.values()) <= {
-            value for name, value in vars(ev).items() if name.isupper() and isinstance(value, str)
-        }
 
 
 @pytest.mark.parametrize(

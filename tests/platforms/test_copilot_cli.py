@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import copilot_cli as copilot
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 UUID = "3b7e4a52-9c1d-4f0e-8a6b-2d5c7e9f1a03"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import kimi
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 NO_OP = {"hookSpecificOutput": {"hookEventName": "PreToolUse"}}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import kiro
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 
 def test_payload_fields(fixture_payload):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ctxmode.hooks import event as ev
 from ctxmode.platforms import qwen_code
+from ctxmode.vocab import event as ev
 
 
 def envelope(completed) -> dict:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision
 from ctxmode.platforms import jetbrains_copilot, vscode_copilot
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision
 
 P = "/tmp/ctxmode-fixture-project"
 HOSTS = [("vscode-copilot", vscode_copilot), ("jetbrains-copilot", jetbrains_copilot)]

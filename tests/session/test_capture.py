@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 
 from ctxmode import db, schema
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import HookEvent
 from ctxmode.session import capture, store
 from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import HookEvent
 
 
 def hook(root: Path, name: str, sid: str = "s", **fields: object) -> HookEvent:

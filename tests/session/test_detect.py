@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxmode import schema
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import HookEvent
 from ctxmode.session import store
 from ctxmode.session.capture import capture_tool_call
 from ctxmode.session.detect import command_key
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import HookEvent
 
 
 def bash(root: Path, command: str, stdout: str, sid: str = "s") -> None:

@@ -12,16 +12,16 @@ kept, our earlier entries replaced, and the previous file is kept as
 from __future__ import annotations
 
 import os
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import click
 
 from ctxmode.launch import fast_hook_prefix, precompile, server_command
-from ctxmode.platforms import REGISTRY
+from ctxmode.platforms import REGISTRY, load
 
 if TYPE_CHECKING:
     from ctxmode.platforms._install import Change
+    from ctxmode.vocab.platform import Installer
 
 
 def target_dir(platform: str, scopes: tuple[str, ...], project_dir: str) -> str:
@@ -59,23 +59,23 @@ def describe(change: Change) -> str:
 @click.option("--uninstall", is_flag=True, help="Remove ctxmode's hooks and MCP server entry.")
 def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
-    import importlib
-
     from ctxmode.platforms._install import InstallError, apply
 
-    module = importlib.import_module(REGISTRY[platform])
-    root = target_dir(platform, getattr(module, "SCOPES", ("user",)), project_dir)
+    host = load(platform)
+    assert host is not None  # click.Choice admits registered ids only
+    installer = host.installer
+    root = target_dir(platform, installer.scopes, project_dir)
     prefix = fast_hook_prefix()
     try:
         if uninstall:
-            changes = module.uninstall_changes(root)
+            changes = installer.uninstall_changes(root)
         else:
-            changes = module.install_changes(prefix, server_command(), root)
+            changes = installer.install_changes(prefix, server_command(), root)
     except InstallError as error:
         raise click.ClickException(str(error)) from None
     pending = [change for change in changes if change.changed]
     if print_only:
-        _print_plan(module, prefix, pending, uninstall)
+        _print_plan(installer, prefix, pending, uninstall)
         return
     if not uninstall:
         precompile()
@@ -88,14 +88,13 @@ def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) 
         click.echo(done[0].upper() + done[1:])
     if not pending:
         click.echo(f"ctxmode is already {'absent from' if uninstall else 'set up for'} {platform}")
-    note = getattr(module, "INSTALL_NOTE", "")
-    if note and not uninstall:
-        click.echo(note)
+    if installer.note and not uninstall:
+        click.echo(installer.note)
 
 
-def _print_plan(module: ModuleType, prefix: str, pending: list[Change], uninstall: bool) -> None:
+def _print_plan(installer: Installer, prefix: str, pending: list[Change], uninstall: bool) -> None:
     if not uninstall:
-        for host_event, line in module.hook_commands(prefix).items():
+        for host_event, line in installer.hook_commands(prefix).items():
             click.echo(f"{host_event}: {line}")
     if not pending:
         click.echo("Nothing to change.")

@@ -7,27 +7,21 @@ decision to render (or None). This issue needs routing (PreToolUse), the routing
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.vocab.toolnames import SERVER_NAME
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: keep `types`/`collections` off the hook path
-    from types import ModuleType
+if TYPE_CHECKING:  # annotations only
+    from ctxmode.vocab.platform import Platform
 
 
-class Host:
-    """A platform module's naming and capabilities, with the contract's defaults."""
-
-    __slots__ = ("can_replace_output", "pin_cwd", "prefix", "tool_search_bootstrap")
-
-    def __init__(self, module: ModuleType) -> None:
-        self.prefix: str = getattr(module, "TOOL_PREFIX", "mcp__context-mode__")
-        self.pin_cwd: bool = getattr(module, "PIN_CWD", False)
-        self.tool_search_bootstrap: bool = getattr(module, "TOOL_SEARCH_BOOTSTRAP", False)
-        self.can_replace_output: bool = getattr(module, "CAN_REPLACE_OUTPUT", False)
+def our_prefix(platform: Platform) -> str:
+    """What the host puts before our tools' names (`<prefix>ctx_search`)."""
+    return platform.tool_prefix(SERVER_NAME)
 
 
-def on_pre_tool_use(event: HookEvent, host: Host) -> Decision | None:
+def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.hooks import mcp_ready
     from ctxmode.hooks.routing import route_pre_tool_use
 
@@ -35,71 +29,65 @@ def on_pre_tool_use(event: HookEvent, host: Host) -> Decision | None:
     ready = not event.agent_id and mcp_ready.server_alive()
     return route_pre_tool_use(
         event,
-        host.prefix,
+        our_prefix(platform),
         ready,
-        pin_cwd=host.pin_cwd,
-        tool_search_bootstrap=host.tool_search_bootstrap,
+        pin_cwd=platform.pin_cwd,
+        tool_search_bootstrap=platform.tool_search_bootstrap,
     )
 
 
-def on_post_tool_use(event: HookEvent, host: Host) -> Decision | None:
+def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import capture_tool_call, guarded
 
     guarded(capture_tool_call, event)  # session continuity: never blocks the output shaping
-    if not host.can_replace_output:
+    if not platform.can_replace_output:
         return None
     from ctxmode.hooks.posttooluse import shape_output
 
-    return shape_output(event, host.prefix)
+    return shape_output(event, our_prefix(platform))
 
 
-def on_session_start(event: HookEvent, host: Host) -> Decision | None:
+def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.hooks.routing_block import routing_block, routing_mode
     from ctxmode.session.capture import guarded, session_start
 
-    block = routing_block(host.prefix, routing_mode())
-    guide = guarded(session_start, event, search_tool=host.prefix + "ctx_search") or ""
+    prefix = our_prefix(platform)
+    block = routing_block(prefix, routing_mode())
+    guide = guarded(session_start, event, search_tool=prefix + "ctx_search") or ""
     text = "\n\n".join(part for part in (block, guide) if part)
     return Decision.add_context(text) if text else None
 
 
-def on_pre_compact(event: HookEvent, host: Host) -> Decision | None:
+def on_pre_compact(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import guarded, pre_compact
 
-    guarded(pre_compact, event, search_tool=host.prefix + "ctx_search")
+    guarded(pre_compact, event, search_tool=our_prefix(platform) + "ctx_search")
     return None
 
 
-def on_user_prompt_submit(event: HookEvent, host: Host) -> Decision | None:
+def on_user_prompt_submit(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import capture_prompt, guarded
 
-    can_show = _shows_context(event)
+    can_show = _shows_context(event, platform)
     guide = guarded(capture_prompt, event, can_show=can_show)
     return Decision.add_context(guide) if guide else None
 
 
-def on_stop(event: HookEvent, host: Host) -> Decision | None:
+def on_stop(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import capture_stop, guarded
 
     guarded(capture_stop, event)
     return None
 
 
-def _shows_context(event: HookEvent) -> bool:
+def _shows_context(event: HookEvent, platform: Platform) -> bool:
     """Does this host put context returned for this event in front of the model?
 
-    Asked of the platform module itself (render a probe), so no host is named here.
+    Asked of the host's own renderer (render a probe), so no host is named here.
     """
-    import sys
-
-    from ctxmode.platforms import REGISTRY
-
-    module = sys.modules.get(REGISTRY.get(event.platform, ""))
-    if module is None:
-        return False
     probe = "ctxmode-context-probe"
     try:
-        return probe in module.render(event, Decision.add_context(probe)).stdout
+        return probe in platform.render(event, Decision.add_context(probe)).stdout
     except Exception:
         return False
 
@@ -114,7 +102,7 @@ HANDLERS = {
 }
 
 
-def handle(event: HookEvent, host: Host) -> Decision | None:
+def handle(event: HookEvent, platform: Platform) -> Decision | None:
     """The decision for any event; events without a handler get None (the no-op)."""
     handler = HANDLERS.get(event.event)
-    return handler(event, host) if handler is not None else None
+    return handler(event, platform) if handler is not None else None

@@ -1,6 +1,6 @@
 """PostToolUse output shaping: keep oversized external-MCP output out of the context.
 
-Only on hosts that can replace a tool's output (a platform module's `CAN_REPLACE_OUTPUT`).
+Only on hosts that can replace a tool's output (`Platform.can_replace_output`).
 Nothing is lost: the full text is indexed in the project's knowledge base under a unique
 label, and the replacement keeps the head and tail, announces the cut and names the label
 to search. (If indexing fails, the text is saved under `<data root>/outputs/` instead.)
@@ -13,8 +13,8 @@ import time
 
 from ctxmode import paths
 from ctxmode.hooks import throttle
-from ctxmode.hooks.event import Decision, HookEvent
-from ctxmode.hooks.toolnames import is_external_mcp
+from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.vocab.toolnames import is_external_mcp
 
 LIMIT_ENV = ("CTXMODE_MCP_OUTPUT_LIMIT",)
 DEFAULT_LIMIT = 40_000  # characters

@@ -13,8 +13,8 @@ import os
 
 from ctxmode import paths
 from ctxmode.hooks import guidance, shell, throttle
-from ctxmode.hooks.event import Decision, HookEvent
-from ctxmode.hooks.toolnames import canonical_tool_name, is_external_mcp, own_tool
+from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_tool
 
 LARGE_READ_BYTES = 50_000
 SUMMARY_CHARS = 200

@@ -1,34 +1,26 @@
 """Run one hook call end to end, crash-proof: stdin bytes in, a HookOutput out.
 
+The entry point hands over the host's `Platform`; this module never imports a host.
 Every failure (bad input, a bug, a broken disk) is logged to
 `<data root>/logs/hook-errors.log` and answered with the host's no-op, exit 0: a hook
-must never break the host's tool call. Only a platform module's own protocol (Kiro's
-exit 2) produces another exit code.
+must never break the host's tool call. Only a host's own protocol (Kiro's exit 2)
+produces another exit code.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from ctxmode import paths
-from ctxmode.hooks.event import HookEvent, HookOutput
-from ctxmode.platforms import REGISTRY
+from ctxmode.vocab.event import HookEvent, HookOutput
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: keep `types`/`collections` off the hook path
+if TYPE_CHECKING:  # annotations only: keep `collections` off the hook path
     from collections.abc import Callable
-    from types import ModuleType
+
+    from ctxmode.vocab.platform import Platform
 
 ERROR_LOG = "hook-errors.log"
-
-
-def load_platform(platform_id: str) -> ModuleType | None:
-    name = REGISTRY.get(platform_id)
-    if name is None:
-        return None
-    __import__(name)
-    return sys.modules[name]
 
 
 def log_error(platform_id: str, host_event: str, message: str) -> None:
@@ -40,14 +32,13 @@ def log_error(platform_id: str, host_event: str, message: str) -> None:
     )
 
 
-def noop(
-    module: ModuleType, platform_id: str, host_event: str, event: HookEvent | None = None
-) -> HookOutput:
+def noop(platform: Platform, host_event: str, event: HookEvent | None = None) -> HookOutput:
     """The host's answer meaning "carry on" for this event (empty output if even that fails)."""
     try:
         if event is None:
-            event = HookEvent(platform_id, module.EVENTS.get(host_event, ""), host_event=host_event)
-        output = module.render(event, None)
+            canonical = platform.events.get(host_event, "")
+            event = HookEvent(platform.id, canonical, host_event=host_event)
+        output = platform.render(event, None)
         return output if isinstance(output, HookOutput) else HookOutput()
     except Exception:
         return HookOutput()
@@ -64,34 +55,24 @@ def read_payload(read_stdin: Callable[[], bytes], platform_id: str, host_event: 
         return {}
 
 
-def run(platform_id: str, host_event: str, read_stdin: Callable[[], bytes]) -> HookOutput:
-    """Answer `ctxmode hook <platform_id> <host_event>` for the payload `read_stdin` returns."""
+def run(platform: Platform, host_event: str, read_stdin: Callable[[], bytes]) -> HookOutput:
+    """Answer `ctxmode hook <platform.id> <host_event>` for the payload `read_stdin` returns."""
     host_event = host_event.lower()
-    try:
-        module = load_platform(platform_id)
-    except Exception as error:
-        log_error(platform_id, host_event, f"cannot load platform module: {error!r}")
-        return HookOutput()
-    if module is None:
-        known = ", ".join(sorted(REGISTRY))
-        return HookOutput(
-            stderr=f"ctxmode hook: unknown platform {platform_id!r} (known: {known})\n"
-        )
-    if host_event not in module.EVENTS:
-        output = noop(module, platform_id, host_event)
-        known = ", ".join(sorted(module.EVENTS))
+    if host_event not in platform.events:
+        output = noop(platform, host_event)
+        known = ", ".join(sorted(platform.events))
         output.stderr = (
-            f"ctxmode hook: unknown {platform_id} event {host_event!r} (known: {known})\n"
+            f"ctxmode hook: unknown {platform.id} event {host_event!r} (known: {known})\n"
         )
         return output
     event = None
     try:
-        from ctxmode.hooks.handlers import Host, handle
+        from ctxmode.hooks.handlers import handle
 
-        payload = read_payload(read_stdin, platform_id, host_event)
-        event = module.parse(payload, host_event)
-        decision = handle(event, Host(module))
-        output = module.render(event, decision)
+        payload = read_payload(read_stdin, platform.id, host_event)
+        event = platform.parse(payload, host_event)
+        decision = handle(event, platform)
+        output = platform.render(event, decision)
         if not isinstance(output, HookOutput):
             raise TypeError(f"render returned {type(output).__name__}, not HookOutput")
         return output
@@ -101,5 +82,5 @@ def run(platform_id: str, host_event: str, read_stdin: Callable[[], bytes]) -> H
         import traceback
 
         detail = "".join(traceback.format_exception(error)).strip().replace("\n", " | ")
-        log_error(platform_id, host_event, detail)
-        return noop(module, platform_id, host_event, event)
+        log_error(platform.id, host_event, detail)
+        return noop(platform, host_event, event)

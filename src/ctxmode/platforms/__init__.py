@@ -1,37 +1,22 @@
-"""One module per host. Each module defines, at module level:
+"""One module per host; each builds one `ctxmode.vocab.platform.Platform` named `PLATFORM`.
 
-- `PLATFORM_ID`: the id used in `ctxmode hook <platform> <event>` (platforms.md §C.2);
-- `EVENTS`: dict host event name (lower-case, as on the command line) -> canonical
-  event name from `ctxmode.hooks.event`;
-- `parse(payload: dict, host_event: str) -> HookEvent`;
-- `render(event: HookEvent, decision: Decision | None) -> HookOutput` (the exact
-  envelope, including the host's no-op when `decision` is None);
-- `TOOL_PREFIX`: how our MCP tools are named on this host (platforms.md §C.10),
-  e.g. "mcp__context-mode__" so guidance reads `<prefix>ctx_execute`;
-- plus, off the hook path, the installer used by `ctxmode setup` (imports inside the
-  functions, helpers from `ctxmode.platforms._install`): `SCOPES` ("user" and/or
-  "project"), `config_paths(project_dir="")`, `hook_commands(prefix)` (host event ->
-  command line, for the events installed), `install_changes(prefix, server_command,
-  project_dir="")` and `uninstall_changes(project_dir="")` (lists of `_install.Change`;
-  `project_dir` "" = user scope), and an optional `INSTALL_NOTE` shown after setup.
-
-Optional module attributes read by the hook runner (`getattr(module, NAME, default)`):
-
-- `PIN_CWD` (False): pin our own shell tools' `cwd` to the project dir (routing.md §7.1);
-- `TOOL_SEARCH_BOOTSTRAP` (False): the host loads MCP tool schemas lazily, so subagent
-  prompts get the "load ctx_* tools through ToolSearch first" line (routing.md §6);
-- `CAN_REPLACE_OUTPUT` (False): PostToolUse may answer `Decision.replace_output(text)`
-  for oversized external-MCP output.
-
-`render` must accept every event its `EVENTS` maps to, and an event it does not know
-(canonical name "") for which it returns the host's generic no-op.
-Shared payload helpers (session id chain §C.5, project dir chain §C.6, typed field
-lookups) live in `ctxmode.hooks.fields`; the tool alias table (§C.11) in
-`ctxmode.hooks.toolnames`.
+The `Platform` object is the whole contract (wire, naming, capabilities, installer),
+so adding a host is one module plus one `REGISTRY` line. A module's installer functions
+import their helpers (`ctxmode.platforms._install`) inside the functions, keeping them
+off the hook path; shared payload and envelope helpers are in `_common`, the shared
+vocabulary in `ctxmode.vocab`.
 
 Only this package names hosts. `REGISTRY` maps platform ids to module names so the
 hook entry imports just the one module it needs.
 """
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.vocab.platform import Platform
 
 REGISTRY: dict[str, str] = {
     "claude-code": "ctxmode.platforms.claude_code",
@@ -46,3 +31,17 @@ REGISTRY: dict[str, str] = {
     "kiro": "ctxmode.platforms.kiro",
     "antigravity-cli": "ctxmode.platforms.antigravity_cli",
 }
+
+
+def load(platform_id: str) -> Platform | None:
+    """The host's `Platform`, importing only its module; None for an unknown id."""
+    name = REGISTRY.get(platform_id)
+    if name is None:
+        return None
+    __import__(name)
+    return sys.modules[name].PLATFORM
+
+
+def all_platforms() -> list[Platform]:
+    """Every registered host, in registry order (imports them all: not for the hook path)."""
+    return [found for platform_id in REGISTRY if (found := load(platform_id)) is not None]

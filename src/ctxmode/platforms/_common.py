@@ -1,4 +1,4 @@
-"""Payload and rendering helpers shared by the host modules, beyond `ctxmode.hooks.fields`.
+"""Payload and rendering helpers shared by the host modules, beyond `ctxmode.vocab.fields`.
 
 Prompt and source normalization, alias-field copying for tool inputs, the deny reason
 for hosts that cannot rewrite a command, small envelope builders, and the parser of
@@ -7,11 +7,11 @@ Claude-style snake_case payloads. Hot path: our own hook modules only.
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks import fields
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.hooks.jsonout import dumps
-from ctxmode.hooks.toolnames import canonical_tool_name
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.toolnames import canonical_tool_name
 
 SESSION_START_SOURCES = frozenset(("startup", "resume", "compact", "clear"))
 GUIDANCE_TAGS = ("<context_guidance>", "</context_guidance>", "<tip>", "</tip>")

@@ -15,7 +15,8 @@ import os
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 
-SERVER_NAME = "context-mode"
+from ctxmode.vocab.toolnames import SERVER_NAME
+
 HOOK_MARKERS = ("ctxmode._hook", "ctxmode hook")
 COMMAND_FIELDS = ("command", "bash", "powershell")
 BACKUP_SUFFIX = ".ctxmode-backup"

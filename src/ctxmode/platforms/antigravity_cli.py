@@ -7,13 +7,14 @@ next call through). Payload fields are mapped onto Claude's names before routing
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks import fields
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import SERVER_NAME
 
 PLATFORM_ID = "antigravity-cli"
-TOOL_PREFIX = "context-mode/"
 DEFAULT_ASK_REASON = "Action requires user confirmation"
 NUDGE_PREFIX = "ctxmode: use the ctxmode MCP tools instead of this native tool. "
 
@@ -72,6 +73,11 @@ def _project_dir(payload: dict, tool_input: dict) -> str:
     return found or fields.text(tool_input, "Cwd") or fields.text(payload, "cwd")
 
 
+def tool_prefix(server: str) -> str:
+    """agy names MCP tools `<server>/<tool>`."""
+    return f"{server}/"
+
+
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event != ev.PRE_TOOL_USE or decision is None:
         return HookOutput()
@@ -82,7 +88,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         return common.json_out({"decision": "ask", "reason": reason})
     if decision.action == ev.MODIFY:
         reason = common.redirect_reason(decision) or decision.reason
-        return _deny(reason or common.generic_redirect(TOOL_PREFIX))
+        return _deny(reason or common.generic_redirect(tool_prefix(SERVER_NAME)))
     if decision.action == ev.CONTEXT and decision.context:
         return _deny(NUDGE_PREFIX + common.plain_guidance(decision.context))
     return HookOutput()
@@ -137,3 +143,24 @@ def uninstall_changes(project_dir: str = "") -> list:
 
     paths = config_paths()
     return inst.uninstall_json(paths["hooks"], paths["mcp"], delete_when=inst.only_keys())
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Antigravity CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=tool_prefix,
+    can_deny=True,
+    can_modify_input=False,
+    can_replace_output=False,
+    can_inject_context=False,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

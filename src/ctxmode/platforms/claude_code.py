@@ -8,17 +8,14 @@ becomes a deny carrying the guidance (Claude Code runs the original command unde
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "claude-code"
-TOOL_PREFIX = "mcp__context-mode__"  # `ctxmode setup claude-code` registers the server so
 SESSION_ENV = ("CLAUDE_SESSION_ID",)
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR",)
-PIN_CWD = True
-TOOL_SEARCH_BOOTSTRAP = True  # Claude Code loads MCP tool schemas lazily (ToolSearch)
-CAN_REPLACE_OUTPUT = True
 
 # Host event names by the lower-case CLI name.
 HOST_EVENTS = {
@@ -64,19 +61,20 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render_claude_style(
-    event: HookEvent, decision: Decision | None, tool_prefix: str
+    event: HookEvent, decision: Decision | None, replaces_output: bool
 ) -> HookOutput:
-    """The Claude-wire envelope for any event (shared with Qwen Code)."""
+    """The Claude-wire envelope for any event (shared with Qwen Code, which cannot replace
+    a tool's output)."""
     if event.event in ALWAYS_ANSWER_EMPTY_OBJECT:
         return HookOutput("{}")
     if decision is None:
         return HookOutput()
     host_name = HOST_EVENTS.get(event.host_event, "")
     if event.event == ev.PRE_TOOL_USE:
-        return _render_pre_tool_use(decision, tool_prefix)
+        return _render_pre_tool_use(decision)
     if decision.action == ev.CONTEXT and decision.context and host_name:
         return common.hso(host_name, additionalContext=decision.context)
-    if decision.action == ev.REPLACE_OUTPUT and event.event == ev.POST_TOOL_USE:
+    if decision.action == ev.REPLACE_OUTPUT and event.event == ev.POST_TOOL_USE and replaces_output:
         from ctxmode.hooks.posttooluse import replacement_like
 
         replaced = replacement_like(event.tool_output, decision.context)
@@ -84,7 +82,7 @@ def render_claude_style(
     return HookOutput()
 
 
-def _render_pre_tool_use(decision: Decision, tool_prefix: str) -> HookOutput:
+def _render_pre_tool_use(decision: Decision) -> HookOutput:
     action = decision.action
     if action == ev.DENY:
         return _deny(decision.reason or "Blocked by ctxmode.")
@@ -108,7 +106,7 @@ def _deny(reason: str) -> HookOutput:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    return render_claude_style(event, decision, TOOL_PREFIX)
+    return render_claude_style(event, decision, replaces_output=True)
 
 
 # --------------------------------------------------------------- installer (off the hook path)
@@ -179,3 +177,26 @@ def uninstall_changes(project_dir: str = "") -> list:
     paths = config_paths(project_dir)
     scope = "project" if project_dir else "user"
     return inst.uninstall_json(paths[scope], paths[f"{scope}_mcp"])
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Claude Code",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"mcp__{server}__",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=True,
+    can_inject_context=True,
+    pin_cwd=True,
+    tool_search_bootstrap=True,  # Claude Code loads MCP tool schemas lazily (ToolSearch)
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "codex"
-TOOL_PREFIX = ""
 MIN_REWRITE_VERSION = (0, 141, 0)
 PROBE_TIMEOUT_S = 2.0
 CACHE_TTL_S = 3600.0
@@ -297,3 +297,25 @@ def uninstall_changes(project_dir: str = "") -> list:
     prefix = "project_" if project_dir else ""
     hooks = inst.uninstall_json(paths[prefix + "hooks"], "", delete_when=inst.only_keys())
     return [*hooks, inst.toml_change(paths[prefix + "config"], _without_server, _foreign)]
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Codex CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: "",  # members of a per-server namespace keep bare names
+    can_deny=True,
+    can_modify_input=True,  # from codex-cli 0.141.0 on; older ones get a deny
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=INSTALL_NOTE,
+    ),
+)

@@ -8,14 +8,14 @@ and is decoded. PreToolUse answers are top-level fields; a rewrite is `modifiedA
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks import fields
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
-from ctxmode.hooks.toolnames import canonical_tool_name
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import canonical_tool_name
 
 PLATFORM_ID = "copilot-cli"
-TOOL_PREFIX = "context-mode_"
 DEFAULT_ASK_REASON = "Action requires user confirmation"
 
 # Host event key (camelCase, as registered) by the lower-case CLI name.
@@ -149,3 +149,24 @@ def uninstall_changes(project_dir: str = "") -> list:
     paths = config_paths(project_dir)
     hooks = paths["project_hooks" if project_dir else "hooks"]
     return inst.uninstall_json(hooks, paths["mcp"], delete_when=inst.only_keys("version"))
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Copilot CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"{server}_",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,
+    can_inject_context=False,  # the host does not process sessionStart output
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

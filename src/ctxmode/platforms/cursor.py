@@ -8,12 +8,12 @@ MCP tools are named `MCP:<tool>`; our own tools have bare names.
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "cursor"
-TOOL_PREFIX = ""
 SESSION_ENV = ("CURSOR_SESSION_ID",)
 PROJECT_ENV = ("CURSOR_CWD",)
 
@@ -145,3 +145,24 @@ def uninstall_changes(project_dir: str = "") -> list:
     return inst.uninstall_json(
         paths[prefix + "hooks"], paths[prefix + "mcp"], delete_when=inst.only_keys("version")
     )
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Cursor",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: "",  # our tools keep their bare names
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

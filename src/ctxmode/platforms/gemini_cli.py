@@ -7,12 +7,12 @@ ask is dropped). BeforeAgent always answers a `hookSpecificOutput` object.
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "gemini-cli"
-TOOL_PREFIX = "mcp__context-mode__"
 PROJECT_ENV = ("GEMINI_PROJECT_DIR",)
 
 # Host event name (as registered in settings.json) by the lower-case CLI name.
@@ -126,3 +126,24 @@ def uninstall_changes(project_dir: str = "") -> list:
 
     path = config_paths(project_dir)["project" if project_dir else "user"]
     return inst.uninstall_json(path, path)
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Gemini CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"mcp__{server}__",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

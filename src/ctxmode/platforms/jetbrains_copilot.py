@@ -6,15 +6,15 @@ Same events, payloads and envelopes; the project directory comes from the IDE's
 
 from __future__ import annotations
 
-from ctxmode.hooks.event import HookEvent
 from ctxmode.platforms import vscode_copilot
 from ctxmode.platforms.vscode_copilot import EVENTS, HOST_EVENTS, render
+from ctxmode.vocab.event import HookEvent
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "jetbrains-copilot"
-TOOL_PREFIX = "context-mode_"
 PROJECT_ENV = ("IDEA_INITIAL_DIRECTORY",)
 
-__all__ = ["EVENTS", "HOST_EVENTS", "PLATFORM_ID", "TOOL_PREFIX", "parse", "render"]
+__all__ = ["EVENTS", "HOST_EVENTS", "PLATFORM_ID", "parse", "render"]
 
 
 def parse(payload: dict, host_event: str) -> HookEvent:
@@ -61,3 +61,25 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
 
 def uninstall_changes(project_dir: str = "") -> list:
     return vscode_copilot.uninstall_copilot_hooks(config_paths(project_dir))
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="JetBrains Copilot",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"{server}_",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=INSTALL_NOTE,
+    ),
+)

@@ -7,12 +7,12 @@ a deny carrying the guidance (the reference dropped it, so curl/wget went throug
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "kimi"
-TOOL_PREFIX = "mcp__context-mode__"
 
 HOST_EVENTS = {
     "pretooluse": "PreToolUse",
@@ -171,3 +171,24 @@ def uninstall_changes(project_dir: str = "") -> list:
         paths["config"], lambda text: inst.drop_sections(text, _is_our_hook_section), _foreign
     )
     return [config, inst.json_change(paths["mcp"], inst.drop_server)]
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Kimi Code CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"mcp__{server}__",
+    can_deny=True,
+    can_modify_input=False,
+    can_replace_output=False,
+    can_inject_context=False,  # the host ignores SessionStart and UserPromptSubmit context
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

@@ -9,13 +9,13 @@ PreToolUse stdout is captured but not shown to the model.
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks import fields
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "kiro"
-TOOL_PREFIX = "@context-mode/"
 BLOCK_EXIT_CODE = 2
 GENERIC_BLOCK = "Blocked by ctxmode: use the ctxmode MCP tools (@context-mode/ctx_*) instead."
 
@@ -144,3 +144,25 @@ def uninstall_changes(project_dir: str = "") -> list:
     return inst.uninstall_json(
         paths[prefix + "agent"], paths[prefix + "mcp"], delete_when=_only_our_agent
     )
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Kiro CLI",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"@{server}/",
+    can_deny=True,
+    can_modify_input=False,
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=INSTALL_NOTE,
+    ),
+)

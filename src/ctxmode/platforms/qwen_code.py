@@ -7,16 +7,13 @@ tools are `mcp__context-mode__ctx_*`, and there is no lazy tool loading (no Tool
 
 from __future__ import annotations
 
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import claude_code
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "qwen-code"
-TOOL_PREFIX = "mcp__context-mode__"
 SESSION_ENV = ("QWEN_SESSION_ID", "CLAUDE_SESSION_ID")
 PROJECT_ENV = ("QWEN_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
-PIN_CWD = True
-TOOL_SEARCH_BOOTSTRAP = False
-CAN_REPLACE_OUTPUT = False  # not documented for Qwen Code: never risk dropping output
 
 EVENTS = dict(claude_code.EVENTS)  # includes `stop`, which the reference's dispatcher forgot
 
@@ -34,7 +31,7 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    return claude_code.render_claude_style(event, decision, TOOL_PREFIX)
+    return claude_code.render_claude_style(event, decision, replaces_output=False)
 
 
 # --------------------------------------------------------------- installer (off the hook path)
@@ -85,3 +82,25 @@ def uninstall_changes(project_dir: str = "") -> list:
 
     path = config_paths(project_dir)["project" if project_dir else "user"]
     return inst.uninstall_json(path, path)
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Qwen Code",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"mcp__{server}__",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,  # not documented for Qwen Code: never risk dropping output
+    can_inject_context=True,
+    pin_cwd=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

@@ -8,12 +8,12 @@ one that does not match the tool's schema, so the input keeps its sibling fields
 
 from __future__ import annotations
 
-from ctxmode.hooks import event as ev
-from ctxmode.hooks.event import Decision, HookEvent, HookOutput
 from ctxmode.platforms import _common as common
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "vscode-copilot"
-TOOL_PREFIX = "context-mode_"
 PROJECT_ENV = ("VSCODE_CWD",)
 REWRITE_REASON = "Routed to the ctxmode sandbox"
 
@@ -138,3 +138,24 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
 
 def uninstall_changes(project_dir: str = "") -> list:
     return uninstall_copilot_hooks(config_paths(project_dir))
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="VS Code Copilot",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"{server}_",
+    can_deny=True,
+    can_modify_input=True,
+    can_replace_output=False,
+    can_inject_context=True,
+    installer=Installer(
+        scopes=SCOPES,
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+    ),
+)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
 
-    from ctxmode.hooks.event import HookEvent
+    from ctxmode.vocab.event import HookEvent
 
     T = TypeVar("T")
 

@@ -41,6 +41,7 @@ OWN_TOOLS = frozenset(
         "ctx_fetch_and_index", "ctx_stats", "ctx_doctor", "ctx_purge", "ctx_upgrade", "ctx_insight",
     )
 )  # fmt: skip
+SERVER_NAME = "context-mode"  # the MCP server name `ctxmode setup` registers
 OWN_SERVER_MARKERS = ("context-mode", "context_mode", "ctxmode")
 SEPARATORS = ("__", "/", ":", "_")
 

@@ -26,7 +26,7 @@ DENY = "deny"
 ASK = "ask"
 MODIFY = "modify"
 CONTEXT = "context"
-REPLACE_OUTPUT = "replace_output"  # PostToolUse only, on hosts that declare CAN_REPLACE_OUTPUT
+REPLACE_OUTPUT = "replace_output"  # PostToolUse only, on hosts whose Platform can_replace_output
 
 
 class HookEvent:

@@ -1,0 +1,164 @@
+"""The contract every host fulfils: one `Platform` object per host module.
+
+A host module builds its `Platform` at import time and the hook entry point hands it
+to the runner, so the hooks core never imports or names a host. Plain slotted classes,
+read-only once built: this module is on the hook path, where `dataclasses` costs more
+than a decision.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: keep `collections` off the hook path
+    from collections.abc import Callable
+
+    from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+
+
+class _Frozen:
+    """Attributes are set once, in `__init__`; any later assignment is a bug."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only ({name})")
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+class Installer(_Frozen):
+    """What `ctxmode setup <id>` uses, off the hook path (the functions import lazily).
+
+    `scopes`: "user" and/or "project"; `config_paths(project_dir="")`: the files it
+    touches; `hook_commands(prefix)`: host event -> command line for the installed events;
+    `install_changes(prefix, server_command, project_dir="")` and
+    `uninstall_changes(project_dir="")`: lists of `_install.Change` ("" = user scope);
+    `note`: shown after a successful setup.
+    """
+
+    __slots__ = (
+        "config_paths",
+        "hook_commands",
+        "install_changes",
+        "note",
+        "scopes",
+        "uninstall_changes",
+    )
+    scopes: tuple[str, ...]
+    config_paths: Callable[..., dict[str, str]]
+    hook_commands: Callable[[str], dict[str, str]]
+    install_changes: Callable[..., list]
+    uninstall_changes: Callable[..., list]
+    note: str
+
+    def __init__(
+        self,
+        *,
+        scopes: tuple[str, ...],
+        config_paths: Callable[..., dict[str, str]],
+        hook_commands: Callable[[str], dict[str, str]],
+        install_changes: Callable[..., list],
+        uninstall_changes: Callable[..., list],
+        note: str = "",
+    ) -> None:
+        self._set(
+            scopes=scopes,
+            config_paths=config_paths,
+            hook_commands=hook_commands,
+            install_changes=install_changes,
+            uninstall_changes=uninstall_changes,
+            note=note,
+        )
+
+
+class Platform(_Frozen):
+    """One host: its wire (events, parse, render), naming, capabilities and installer.
+
+    - `id`: the name in `ctxmode hook <id> <event>` and `ctxmode setup <id>`;
+      `name`: how people call the host;
+    - `events`: host event name (lower-case, as on the command line) -> canonical event;
+    - `parse(payload, host_event) -> HookEvent`; `render(event, decision | None) ->
+      HookOutput`, the exact envelope including the host's no-op (also for an unknown
+      event, canonical name "");
+    - `tool_prefix(server) -> str`: what the host puts before a tool of MCP server
+      `server` in the names it shows the model (`tool_name` appends the tool);
+    - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
+      model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
+      (PostToolUse replaces what the model receives), `can_inject_context` (context
+      added at session start reaches the model);
+    - core switches: `pin_cwd` (pin our shell tools' `cwd` to the project dir),
+      `tool_search_bootstrap` (MCP schemas load lazily, so subagents are told to load
+      our tools first);
+    - `installer`: what `ctxmode setup` writes.
+    """
+
+    __slots__ = (
+        "can_deny",
+        "can_inject_context",
+        "can_modify_input",
+        "can_replace_output",
+        "events",
+        "id",
+        "installer",
+        "name",
+        "parse",
+        "pin_cwd",
+        "render",
+        "tool_prefix",
+        "tool_search_bootstrap",
+    )
+    id: str
+    name: str
+    events: dict[str, str]
+    parse: Callable[[dict, str], HookEvent]
+    render: Callable[[HookEvent, Decision | None], HookOutput]
+    tool_prefix: Callable[[str], str]
+    can_deny: bool
+    can_modify_input: bool
+    can_replace_output: bool
+    can_inject_context: bool
+    pin_cwd: bool
+    tool_search_bootstrap: bool
+    installer: Installer
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str,
+        events: dict[str, str],
+        parse: Callable[[dict, str], HookEvent],
+        render: Callable[[HookEvent, Decision | None], HookOutput],
+        tool_prefix: Callable[[str], str],
+        can_deny: bool,
+        can_modify_input: bool,
+        can_replace_output: bool,
+        can_inject_context: bool,
+        installer: Installer,
+        pin_cwd: bool = False,
+        tool_search_bootstrap: bool = False,
+    ) -> None:
+        self._set(
+            id=id,
+            name=name,
+            events=events,
+            parse=parse,
+            render=render,
+            tool_prefix=tool_prefix,
+            can_deny=can_deny,
+            can_modify_input=can_modify_input,
+            can_replace_output=can_replace_output,
+            can_inject_context=can_inject_context,
+            installer=installer,
+            pin_cwd=pin_cwd,
+            tool_search_bootstrap=tool_search_bootstrap,
+        )
+
+    def tool_name(self, tool: str, server: str) -> str:
+        """`tool` of MCP server `server` as this host names it to the model."""
+        return self.tool_prefix(server) + tool
+
+    def __repr__(self) -> str:
+        return f"Platform({self.id!r})"
