@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxmode.hooks import shell
+from ctxmode.policy.shell import scan, without_heredocs
 
 
 @pytest.mark.parametrize(
@@ -50,6 +51,19 @@ def test_unbounded_commands(command):
         ("wget -q -O - https://x", "dangerous"),
         ("sudo curl https://x", "dangerous"),
         ("/usr/bin/curl https://x", "dangerous"),
+        # wrappers and groupings routing used to miss
+        ("sudo -u bob curl https://x", "dangerous"),
+        ("nice -n 5 curl https://x", "dangerous"),
+        ("timeout 5 wget -O- https://x", "dangerous"),
+        ("stdbuf -o0 curl https://x", "dangerous"),
+        ("watch -n 5 curl https://x", "dangerous"),
+        ("eval 'curl https://x'", "dangerous"),
+        ("echo https://x | xargs curl -s", "dangerous"),
+        ("find . -name '*.url' -exec curl {} \\;", "dangerous"),
+        ("{ curl https://x; }", "dangerous"),
+        ("busybox wget -O- https://x", "dangerous"),
+        ("bash -c 'curl https://x'", "dangerous"),
+        ("curl -s https://x 2>/dev/null", "dangerous"),
         ("curl -s -o f https://x", "safe"),
         ("curl -sSLo f https://x", "safe"),
         ("curl -fsSL https://x > out.json", "safe"),
@@ -65,7 +79,7 @@ def test_unbounded_commands(command):
     ],
 )
 def test_curl_wget_verdict(command, verdict):
-    assert shell.curl_wget_verdict(shell.prepare(command)) == verdict
+    assert shell.curl_wget_verdict(scan(command)) == verdict
 
 
 @pytest.mark.parametrize(
@@ -83,7 +97,7 @@ def test_curl_wget_verdict(command, verdict):
     ],
 )
 def test_inline_http(command, expected):
-    assert shell.has_inline_http(shell.strip_heredocs(command)) is expected
+    assert shell.has_inline_http(without_heredocs(command, scan(command))) is expected
 
 
 @pytest.mark.parametrize(
@@ -96,26 +110,18 @@ def test_inline_http(command, expected):
     ],
 )  # fmt: skip
 def test_build_tools_are_command_words(command, expected):
-    assert shell.runs_build_tool(shell.prepare(command)) is expected
+    assert shell.runs_build_tool(scan(command)) is expected
 
 
-def test_heredoc_bodies_are_removed_and_the_rest_kept():
-    command = "cat <<'EOF' > f\ncurl https://x\nEOF\necho done"
-    assert shell.strip_heredocs(command) == "cat <<'EOF' > f\necho done"
-    assert shell.strip_heredocs("cat <<-END\n\tbody\n\tEND\nls") == "cat <<-END\nls"
-    assert shell.strip_heredocs("cat <<< 'x'") == "cat <<< 'x'"
-
-
-def test_quotes_are_emptied_with_escapes_respected():
-    assert shell.strip_quotes("""a 'b c' "d \\" e" f""") == """a '' "" f"""
-    assert shell.strip_quotes("echo \\'x") == "echo \\'x"
-    assert shell.strip_quotes("echo 'unterminated") == "echo ''"
+def test_inline_http_in_a_heredoc_body_is_not_run_by_the_command():
+    command = "cat > f.py <<'EOF'\nimport requests\nrequests.get('https://x')\nEOF\necho done"
+    assert not shell.has_inline_http(without_heredocs(command, scan(command)))
 
 
 @given(st.text(max_size=300))
 def test_shell_reading_never_fails(command):
-    prepared = shell.prepare(command)
-    assert shell.curl_wget_verdict(prepared) in (None, "safe", "dangerous")
+    found = scan(command)
+    assert shell.curl_wget_verdict(found) in (None, "safe", "dangerous")
     assert isinstance(shell.has_inline_http(command), bool)
-    assert isinstance(shell.runs_build_tool(prepared), bool)
+    assert isinstance(shell.runs_build_tool(found), bool)
     assert isinstance(shell.is_bounded(command), bool)

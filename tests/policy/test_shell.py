@@ -405,3 +405,16 @@ def test_scan_fields_are_consistent_on_arbitrary_text(text: str) -> None:
         expected = "" if command.computed or not command.argv else basename(command.argv[0])
         assert command.program == expected
         assert not any("\ue000" <= c <= "\ue004" for w in command.argv for c in w)
+
+
+PLAIN = st.characters(whitelist_categories=("L", "N"), whitelist_characters="-_./:@%+^")
+PLAIN_WORD = st.text(alphabet=PLAIN, min_size=1, max_size=12).filter(
+    lambda w: w not in ("!", "for", "case", "select", "function")  # declare, never run
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(PLAIN_WORD, min_size=1, max_size=5), min_size=1, max_size=5))
+def test_plain_words_joined_by_separators_split_back(commands: list[list[str]]) -> None:
+    line = " && ".join(" ".join(words) for words in commands)
+    assert [list(c.words) for c in scan(line).commands] == commands

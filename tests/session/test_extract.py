@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from ctxmode.session.extract import ToolCall, error_line, tool_events
 
 
@@ -104,3 +107,38 @@ def test_slow_tools_and_redirects() -> None:
     assert ("tool_latency", "WebFetch https://x.dev took 9.0s") in slow
     redirected = kinds(ToolCall("Bash", {"command": 'echo "use ctx_execute instead"'}, ""))
     assert redirected == [("bash_redirected", "shell command redirected to the sandbox")]
+
+
+def test_commands_behind_wrappers_and_quotes_are_session_facts() -> None:
+    command = "cd 'my dir' && sudo -u me git commit -m \"fix: a && b\" | cat; export A=1"
+    found = kinds(ToolCall("Bash", {"command": command}, "", "/p"))
+    assert ("cwd", "cd my dir") in found
+    assert ("git_commit", "commit: fix: a && b") in found
+    assert ("env", "export A=***") in found
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=50),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+TOOLS = st.sampled_from(
+    ["Bash", "Read", "Edit", "Write", "TodoWrite", "Agent", "AskUserQuestion", "ExitPlanMode",
+     "apply_patch", "mcp__x__y", "Grep", "Glob", "WebFetch", "TaskUpdate", "Unknown"]
+)  # fmt: skip
+
+
+@given(
+    TOOLS,
+    st.dictionaries(
+        st.sampled_from(["command", "file_path", "todos", "plan", "questions", "url", "input"]),
+        JSONISH,
+        max_size=4,
+    ),
+    JSONISH,
+)
+def test_any_tool_call_extracts_without_error(tool: str, tool_input: dict, output: object) -> None:
+    for event in tool_events(ToolCall(tool, tool_input, output, "/p")):
+        assert event.category and event.type and 1 <= event.priority <= 5

@@ -13,6 +13,7 @@ import os
 
 from ctxmode import paths
 from ctxmode.hooks import guidance, shell, throttle
+from ctxmode.policy.shell import scan, without_heredocs
 from ctxmode.vocab.event import Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_tool
 
@@ -132,11 +133,10 @@ def _route_bash(route: Route) -> Decision | None:
     command = _shell_command(event.tool_input)
     if not command.strip():
         return None
-    heredoc_free = shell.strip_heredocs(command)
-    stripped = shell.strip_quotes(heredoc_free)
+    found = scan(command)
     summary = command[:SUMMARY_CHARS]
 
-    curl = shell.curl_wget_verdict(stripped)
+    curl = shell.curl_wget_verdict(found)
     if curl == "dangerous":
         meta = {
             "tool": "Bash",
@@ -147,7 +147,7 @@ def _route_bash(route: Route) -> Decision | None:
         return _redirect(route, guidance.curl_redirect(route.prefix), meta)
     if curl == "safe":
         return None  # a silent download to a file: nothing to steer
-    if shell.has_inline_http(heredoc_free):
+    if shell.has_inline_http(without_heredocs(command, found)):
         meta = {
             "tool": "Bash",
             "type": "http-redirected",
@@ -155,10 +155,10 @@ def _route_bash(route: Route) -> Decision | None:
             "summary": summary,
         }
         return _redirect(route, guidance.inline_http_redirect(route.prefix), meta)
-    if shell.runs_build_tool(stripped):
+    if shell.runs_build_tool(found):
         meta = {"tool": "Bash", "type": "build-redirected", "bytes_avoided": 0, "summary": summary}
         return _redirect(route, guidance.build_tool_redirect(route.prefix, command), meta)
-    if shell.is_bounded(command) or _below_nudge_threshold(command):
+    if shell.is_bounded(command, found) or _below_nudge_threshold(command):
         return None
     return _nudge_once(route, "bash", guidance.bash_nudge(route.prefix))
 

@@ -1,131 +1,25 @@
-"""Reading a shell command the way routing needs it (routing.md §2), without `re`.
+"""What routing needs to know about a shell command (routing.md §2), read by the one scanner.
 
-Pure functions over strings: heredoc and quote stripping, command words, the curl/wget
-safety judgement, inline-HTTP detection, build tools, and the structurally-bounded
-allowlist. Hand-written scanning keeps `re` (10 ms to import) off the hook path.
+Pure functions over a `policy.shell.scan` result: the curl/wget safety judgement, inline
+HTTP, build tools, and the structurally-bounded allowlist. No `re` on the hook path.
 """
 
 from __future__ import annotations
 
-OPERATOR_CHARS = "|;&\n\r()"
-WRAPPERS = frozenset(("sudo", "env", "time", "nohup", "command", "exec", "builtin", "nice"))
+from ctxmode.policy.shell import ShellScan, scan
+
 BUILD_TOOLS = frozenset(("gradlew", "gradle", "mvnw", "mvn", "sbt"))
 STDOUT_TARGETS = frozenset(("-", "/dev/stdout"))
 CURL_ARG_LETTERS = frozenset("oXHdDuAeFTwbcKmrxyYzECPQtU")
 WGET_ARG_LETTERS = frozenset("OoaetTwPUiBlAQRDI")
 CURL_LONG_ARGS = frozenset(("--output", "--dump-header", "--trace", "--trace-ascii"))
 WGET_LONG_ARGS = frozenset(("--output-document", "--output-file"))
+STDOUT_REDIRECTS = (">", "1>", "&>")
 
 
-# --- stripping -------------------------------------------------------------------------
-
-
-def _heredoc_words(line: str) -> list[str]:
-    """Terminator words of the heredocs opened on `line` (`<<WORD`, `<<-'WORD'`, ...)."""
-    words = []
-    start = 0
-    while (at := line.find("<<", start)) != -1:
-        start = at + 2
-        if line.startswith("<", start) or (at and line[at - 1] == "<"):
-            continue  # `<<<` is a here-string, not a heredoc
-        rest = line[start:].lstrip("-").lstrip()
-        if rest[:1] in ("'", '"'):
-            end = rest.find(rest[0], 1)
-            word = rest[1:end] if end > 0 else ""
-        else:
-            word = ""
-            for char in rest:
-                if char.isspace() or char in ";|&<>()":
-                    break
-                word += char
-            word = word.replace("\\", "")
-        if word:
-            words.append(word)
-    return words
-
-
-def strip_heredocs(command: str) -> str:
-    """The command without heredoc bodies (their terminator lines removed too)."""
-    if "<<" not in command:
-        return command
-    lines = command.split("\n")
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        kept.append(line)
-        index += 1
-        for word in _heredoc_words(line):
-            while index < len(lines) and lines[index].strip() != word:
-                index += 1
-            index += 1  # the terminator line
-    return "\n".join(kept)
-
-
-def strip_quotes(text: str) -> str:
-    """Quoted spans replaced by `''` / `""`, so quoted text cannot look like a command."""
-    out: list[str] = []
-    index, length = 0, len(text)
-    while index < length:
-        char = text[index]
-        if char == "\\" and index + 1 < length:
-            out.append(text[index : index + 2])
-            index += 2
-        elif char == "'":
-            end = text.find("'", index + 1)
-            out.append("''")
-            index = length if end == -1 else end + 1
-        elif char == '"':
-            end = index + 1
-            while end < length and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            out.append('""')
-            index = end + 1
-        else:
-            out.append(char)
-            index += 1
-    return "".join(out)
-
-
-def prepare(command: str) -> str:
-    """Heredocs and quotes stripped: the text the command-word rules look at."""
-    return strip_quotes(strip_heredocs(command))
-
-
-# --- command words ---------------------------------------------------------------------
-
-
-def split_statements(stripped: str) -> list[str]:
-    """Split on `&&`, `||`, `;` and newlines (a single `|` keeps a pipeline together)."""
-    for separator in ("&&", "||", ";", "\r"):
-        stripped = stripped.replace(separator, "\n")
-    return [part for part in stripped.split("\n") if part.strip()]
-
-
-def simple_commands(stripped: str) -> list[list[str]]:
-    """Token lists of each simple command, starting at its command word."""
-    for char in OPERATOR_CHARS:
-        stripped = stripped.replace(char, "\n")
-    commands = []
-    for piece in stripped.split("\n"):
-        tokens = piece.split()
-        start = 0
-        while start < len(tokens):
-            token = tokens[start]
-            if "=" in token and not token.startswith(("-", "=")):
-                start += 1  # VAR=value prefix
-            elif token in WRAPPERS or (start and token.startswith("-") and tokens[0] in WRAPPERS):
-                start += 1
-            else:
-                break
-        if start < len(tokens):
-            commands.append(tokens[start:])
-    return commands
-
-
-def command_name(token: str) -> str:
-    """`/usr/bin/curl` -> `curl`; lower-cased, `.exe`/`.bat` dropped."""
-    name = token.replace("\\", "/").rsplit("/", 1)[-1].lower()
+def command_name(program: str) -> str:
+    """`curl.exe` -> `curl`: lower-cased, `.exe`/`.bat`/`.cmd` dropped."""
+    name = program.lower()
     for suffix in (".exe", ".bat", ".cmd"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
@@ -164,7 +58,7 @@ def _flags(
     return flags
 
 
-def _curl_dangerous(args: list[str], statement: str) -> bool:
+def _curl_dangerous(args: list[str], redirects: tuple[str, ...]) -> bool:
     flags = _flags(args, CURL_ARG_LETTERS, CURL_LONG_ARGS)
     names = {name for name, _ in flags}
     outputs = [value for name, value in flags if name in ("-o", "--output")]
@@ -173,7 +67,7 @@ def _curl_dangerous(args: list[str], statement: str) -> bool:
     )
     to_file = (
         bool(outputs)
-        or ">" in statement
+        or any(r.startswith(STDOUT_REDIRECTS) for r in redirects)
         or bool(names & {"-O", "--remote-name", "--remote-name-all"})
     )
     to_stdout = any(value in STDOUT_TARGETS for value in outputs)
@@ -195,20 +89,19 @@ def _wget_dangerous(args: list[str]) -> bool:
     return to_stdout or verbose or not silent  # wget writes to a file unless told otherwise
 
 
-def curl_wget_verdict(stripped: str) -> str | None:
+def curl_wget_verdict(found: ShellScan) -> str | None:
     """None when no curl/wget runs; "dangerous" if any call would print a body; else "safe"."""
     judged = False
-    for statement in split_statements(stripped):
-        for tokens in simple_commands(statement):
-            name = command_name(tokens[0])
-            if name not in ("curl", "wget") or len(tokens) < 2:
-                continue
-            judged = True
-            args = tokens[1:]
-            if name == "curl" and _curl_dangerous(args, statement):
-                return "dangerous"
-            if name == "wget" and _wget_dangerous(args):
-                return "dangerous"
+    for command in found.commands:
+        name = command_name(command.program)
+        if name not in ("curl", "wget") or len(command.argv) < 2:
+            continue
+        judged = True
+        args = list(command.argv[1:])
+        if name == "curl" and _curl_dangerous(args, command.redirects):
+            return "dangerous"
+        if name == "wget" and _wget_dangerous(args):
+            return "dangerous"
     return "safe" if judged else None
 
 
@@ -272,15 +165,14 @@ def has_inline_http(command_with_quotes: str) -> bool:
     )
 
 
-def runs_build_tool(stripped: str) -> bool:
-    """gradle/gradlew/mvn/mvnw/sbt as a command word (not `gradle-wrapper`, not an argument)."""
-    return any(command_name(tokens[0]) in BUILD_TOOLS for tokens in simple_commands(stripped))
+def runs_build_tool(found: ShellScan) -> bool:
+    """gradle/gradlew/mvn/mvnw/sbt as a program (not `gradle-wrapper`, not an argument)."""
+    return any(command_name(command.program) in BUILD_TOOLS for command in found.commands)
 
 
 # --- the structurally-bounded allowlist ------------------------------------------------
 
 RAW_FORBIDDEN = ("`", "$(", "\n", "\r")
-UNQUOTED_FORBIDDEN = ("|", ">", "<", "&", ";")
 ALWAYS_BOUNDED = frozenset(("pwd", "whoami", "readlink", "basename", "dirname", "realpath", "cd", "mkdir", "date"))  # fmt: skip
 NEEDS_ARGS = frozenset(("echo", "printf", "which", "type", "touch"))
 QUIET_UNLESS_VERBOSE = frozenset(("mv", "cp", "rm", "ln"))
@@ -313,16 +205,18 @@ def _bounded_git(args: list[str]) -> bool:
     return False
 
 
-def is_bounded(command: str) -> bool:
-    """True for commands whose output is short by construction (routing.md §2.3)."""
-    command = command.strip()
-    if not command or any(token in command for token in RAW_FORBIDDEN):
+def is_bounded(command: str, found: ShellScan | None = None) -> bool:
+    """True for commands whose output is short by construction (routing.md §2.3): one
+    simple command, no substitution, pipe, list, background or redirection."""
+    if not command.strip() or any(token in command for token in RAW_FORBIDDEN):
         return False
-    unquoted = strip_quotes(command)
-    if any(char in unquoted for char in UNQUOTED_FORBIDDEN):
+    found = scan(command) if found is None else found
+    if len(found.commands) != 1 or found.over_budget:
         return False
-    tokens = unquoted.split()
-    name, args = tokens[0], tokens[1:]
+    only = found.commands[0]
+    if only.op or only.redirects or only.computed or only.depth:
+        return False
+    name, args = only.words[0], list(only.words[1:])
     if "--version" in args or args[:1] == ["-V"]:
         return True
     if name in ALWAYS_BOUNDED:

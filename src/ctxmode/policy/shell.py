@@ -28,7 +28,6 @@ answers quickly on any input. Standard library only, no `re`; it never raises.
 from __future__ import annotations
 
 import time
-from itertools import pairwise
 
 MAX_CHARS = 1_000_000  # longer text is not read at all
 TIME_BUDGET = 0.04  # seconds of analysis before giving up (the hook must answer in 100 ms)
@@ -641,8 +640,9 @@ def _first_brace_group(word: str) -> list[str] | None:
                 if depth == 0:
                     if len(commas) > 1:
                         head, tail = word[:start], word[k + 1 :]
-                        bounds = [*commas, k]
-                        return [head + word[a + 1 : b] + tail for a, b in pairwise(bounds)]
+                        ends = [*commas, k]
+                        pieces = range(len(ends) - 1)
+                        return [head + word[ends[p] + 1 : ends[p + 1]] + tail for p in pieces]
                     break
             elif c == _BRACE_SEP and depth == 1:
                 commas.append(k)
@@ -856,6 +856,8 @@ def _resolve(words: list[str], simple: _Simple, depth: int, found: ShellScan, re
             _forget(plain[1:2], found)
             return
         if base in _ASSIGNERS:
+            if record:
+                _record(found, plain, False, written, simple, depth)
             _strip_assignments(words[1:], found)
             return
         if base in found.aliases and record:

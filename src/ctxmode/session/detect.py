@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 
-from ctxmode.session import shellwords, store
+from ctxmode.policy.shell import scan
+from ctxmode.session import store
 from ctxmode.session.extract import ToolCall, describe, text_arg
 from ctxmode.session.model import HIGH, NORMAL, Captured, one_line
 
@@ -36,14 +37,13 @@ FILE_TOOLS = (
 def command_key(command: str) -> list[str]:
     """The words that name what a command runs: program and first two non-flag arguments."""
     parts = [
-        w
-        for w in shellwords.segments(command)
-        if shellwords.program(w) not in ("cd", "export", "source", ".")
+        run
+        for run in scan(command).commands
+        if run.program not in ("", "cd", "export", "source", ".")
     ]
     if not parts:
         return []
-    words = shellwords.strip_prefix(parts[-1])
-    words = [words[0].rsplit("/", 1)[-1], *words[1:]] if words else []
+    words = [parts[-1].program, *parts[-1].argv[1:]]
     for prefix in RUNNER_PREFIXES:
         if tuple(words[: len(prefix)]) == prefix:
             words = words[len(prefix) :]

@@ -8,7 +8,8 @@ command yields exactly one error event. Hot path: only our own small modules.
 
 from __future__ import annotations
 
-from ctxmode.session import shellwords, tooltext
+from ctxmode.policy.shell import scan
+from ctxmode.session import tooltext
 from ctxmode.session.model import CRITICAL, HIGH, LOW, NORMAL, Captured, one_line
 
 EDIT_TOOLS = frozenset(
@@ -165,8 +166,8 @@ def call_failed(call: ToolCall, text: str) -> str:
 # ------------------------------------------------------------------ shell commands
 
 
-def git_events(words: list[str], output: str) -> list[Captured]:
-    args = shellwords.strip_prefix(words)[1:]
+def git_events(argv: tuple[str, ...], output: str) -> list[Captured]:
+    args = argv[1:]
     i = 0
     while i < len(args) and args[i].startswith("-"):  # git -C dir --no-pager commit ...
         i += 2 if args[i] in GIT_VALUE_FLAGS else 1
@@ -233,11 +234,8 @@ def branch_from_output(text: str) -> str:
     return ""
 
 
-def env_event(words: list[str]) -> Captured | None:
-    words = shellwords.strip_prefix(words)
-    if not words:
-        return None
-    prog = shellwords.program(words)
+def env_event(prog: str, argv: tuple[str, ...]) -> Captured | None:
+    words = list(argv)
     if prog == "export" and len(words) > 1:
         names = [w.split("=", 1)[0] for w in words[1:] if "=" in w]
         return (
@@ -268,8 +266,8 @@ def bash_events(call: ToolCall, text: str) -> list[Captured]:
             )
         ]
     saw_cd = False
-    for words in shellwords.segments(command):
-        prog = shellwords.program(words)
+    for run in scan(command).commands:
+        prog, words = run.program, run.argv
         if prog == "cd" and not saw_cd and len(words) > 1:
             saw_cd = True
             events.append(Captured("cwd", "cwd", HIGH, f"cd {words[-1]}"))
@@ -278,7 +276,7 @@ def bash_events(call: ToolCall, text: str) -> list[Captured]:
         elif prog == "apply_patch":
             events.extend(patch_events(command, call.project_dir))
         else:
-            env = env_event(words)
+            env = env_event(prog, words)
             if env is not None:
                 events.append(env)
     branch = branch_from_output(text)
