@@ -166,7 +166,7 @@ def test_a_full_database_is_reported_as_full_not_as_a_failed_rollback(tmp_path):
 def test_an_unusable_directory_is_a_clear_error_and_nothing_moves(tmp_path):
     blocker = tmp_path / "projects"
     blocker.write_text("a file where the directory should be")
-    with pytest.raises(db.DatabaseError, match=r"database .*projects/x\.db"):
+    with pytest.raises(db.DatabaseError, match=r"projects/x\.db: "):
         db.open_database(str(blocker / "x.db"), schema.MIGRATIONS)
     assert blocker.read_text() == "a file where the directory should be"
 

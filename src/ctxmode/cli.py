@@ -7,12 +7,12 @@ Each subcommand lives in `ctxmode/commands/<name>.py` as a click object named
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import NoReturn
 
 import click
 
 from ctxmode import __version__
-from ctxmode.db import DatabaseError
-from ctxmode.paths import DataRootError
 
 # name -> (module, one-line help shown by `ctxmode --help`)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
@@ -24,11 +24,16 @@ def register(name: str, module: str, help_text: str) -> None:
 
 class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
-        # Configuration and storage problems are the user's to fix: one line, no traceback.
+        # The one place a command's failure becomes what the user sees: one line on stderr
+        # and the exit code of its kind (see ctxmode.errors); never a traceback.
         try:
             return super().invoke(ctx)
-        except (DataRootError, DatabaseError) as error:
-            raise click.ClickException(str(error)) from None
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except Exception as error:
+            fail(error)
+        finally:
+            _pass_on_notices()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
@@ -44,6 +49,24 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def fail(error: Exception) -> NoReturn:
+    from ctxmode import failures
+
+    root = failures.data_root_or_placeholder()
+    explained = failures.explain(
+        error, database=f"under {root}", log="errors.log", context=" ".join(sys.argv)
+    )
+    click.echo(f"Error: {explained}", err=True)  # the form click uses for its own errors
+    sys.exit(explained.exit_code)
+
+
+def _pass_on_notices() -> None:
+    from ctxmode import db
+
+    for notice in db.take_notices():
+        click.echo(f"ctxmode: {notice}", err=True)
 
 
 @click.group(cls=LazyGroup)

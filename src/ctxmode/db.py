@@ -56,6 +56,7 @@ _OS_CAUSES = {
     errno.EPERM: "permission denied",
     errno.EDQUOT: "the disk quota is exceeded",
 }
+STORAGE_ERRNOS = frozenset(_OS_CAUSES)
 
 
 class Salvage:
@@ -98,20 +99,18 @@ def is_damage(exc: BaseException) -> bool:
 
 
 def storage_error(path: str, exc: sqlite3.Error | OSError) -> DatabaseError:
-    """One line naming `path` and the cause of `exc`; the file is never touched."""
+    """One line naming `path` and the cause of `exc` (the caller leaves the file as it is)."""
     if isinstance(exc, OSError):
         cause = _OS_CAUSES.get(exc.errno or 0, exc.strerror or str(exc))
-        detail = str(exc)
-    else:
-        code = result_code(exc)
-        cause = _CAUSES.get(code, "SQLite refused it")
-        detail = f"SQLite: {exc}"
-        if code in (_BUSY, _LOCKED):
-            return DatabaseLocked(
-                f"database {path}: {cause} for more than {BUSY_TIMEOUT_S:g} s ({detail}); "
-                "try again when it is done"
-            )
-    return DatabaseError(f"database {path}: {cause} ({detail}); the file was left as it is")
+        return DatabaseError(f"{path}: {cause} ({exc})")
+    code = result_code(exc)
+    cause = _CAUSES.get(code, "SQLite refused it")
+    if code in (_BUSY, _LOCKED):
+        return DatabaseLocked(
+            f"database {path}: {cause} for more than {BUSY_TIMEOUT_S:g} s (SQLite: {exc}); "
+            "try again when it is done"
+        )
+    return DatabaseError(f"database {path}: {cause} (SQLite: {exc}); the file was left as it is")
 
 
 def connect(path: str, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:

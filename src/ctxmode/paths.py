@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ctxmode.errors import EXIT_STORAGE, CtxmodeError
+
 APP_NAME = "ctxmode"
 
 # First set wins. The reference's names are honoured so existing setups keep working.
@@ -17,8 +19,10 @@ DATA_DIR_ENV = ("CTXMODE_DIR", "CONTEXT_MODE_DIR")
 CONFIG_DIR_ENV = ("CTXMODE_CONFIG_DIR",)
 
 
-class DataRootError(ValueError):
+class DataRootError(CtxmodeError, ValueError):
     """The configured data root is not usable (e.g. a relative CTXMODE_DIR)."""
+
+    exit_code = EXIT_STORAGE
 
 
 def env_first(names: tuple[str, ...], environ: dict[str, str] | None = None) -> str | None:
@@ -89,8 +93,12 @@ def ensure_dir(path: str) -> str:
     return path
 
 
-def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> None:
-    """Append one line to `<data root>/logs/<name>`, keeping one rotated copy. Never raises."""
+def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> bool:
+    """Append one line to `<data root>/logs/<name>`, keeping one rotated copy.
+
+    Never raises (a full or read-only data root must not turn logging into a second
+    failure); returns whether the line was written.
+    """
     try:
         directory = ensure_dir(logs_dir())
         path = os.path.join(directory, name)
@@ -102,4 +110,17 @@ def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> None:
         with open(path, "a", encoding="utf-8", errors="replace") as handle:
             handle.write(line.rstrip("\n") + "\n")
     except Exception:
-        pass
+        return False
+    return True
+
+
+def log_traceback(name: str, error: BaseException, context: str) -> str:
+    """Log `error` with its traceback to `<data root>/logs/<name>`; says where, for a user."""
+    import time
+    import traceback
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    if append_log(name, f"[{stamp}] {context}\n{trace}"):
+        return f"the traceback is in {os.path.join(logs_dir(), name)}"
+    return "the traceback could not be written to the data root"

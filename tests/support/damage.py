@@ -27,7 +27,7 @@ def damage_pages(path: Path, table: str, every: int = 3) -> int:
     conn = sqlite3.connect(path)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
-    pages = table_pages(path, table)[1::every]
+    pages = table_pages(path, table)[::every]
     with open(path, "r+b") as handle:
         for page in pages:
             handle.seek((page - 1) * page_size)

@@ -37,35 +37,31 @@ def command(
     follow_symlinks: bool,
 ) -> None:
     """Index PATH (a file, a directory, or - for stdin) for `ctxmode search`."""
-    from ctxmode import db, project
-    from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
+    from ctxmode import project, schema
+    from ctxmode.store.knowledge import KnowledgeBase
 
     # The project comes from the cwd (or --project), never from PATH: `search` run from
     # the same place must find what `index` stored.
     root = project.resolve_project_root(project_dir)
-    try:
-        with KnowledgeBase.open(root) as kb:
-            if path == "-":
-                result = kb.index_text(label or "stdin", _read_stdin(), fmt or "markdown")
-            elif os.path.isdir(path):
-                walk = {
-                    "include": list(include) or None,
-                    "exclude": list(exclude) or None,
-                    "max_depth": max_depth,
-                    "max_files": max_files,
-                    "extensions": [e.strip() for e in (extensions or "").split(",") if e.strip()]
-                    or None,
-                    "respect_gitignore": not no_gitignore,
-                    "follow_symlinks": follow_symlinks,
-                }
-                _index_directory(kb, path, label, walk)
-                return
-            else:
-                result = kb.index_file(path, label, fmt=fmt)
-    except StoreInputError as exc:
-        raise click.ClickException(str(exc)) from None
-    except db.DatabaseError as exc:
-        raise click.ClickException(str(exc)) from None
+    with schema.project_database(root) as conn:
+        kb = KnowledgeBase(conn)
+        if path == "-":
+            result = kb.index_text(label or "stdin", _read_stdin(), fmt or "markdown")
+        elif os.path.isdir(path):
+            walk = {
+                "include": list(include) or None,
+                "exclude": list(exclude) or None,
+                "max_depth": max_depth,
+                "max_files": max_files,
+                "extensions": [e.strip() for e in (extensions or "").split(",") if e.strip()]
+                or None,
+                "respect_gitignore": not no_gitignore,
+                "follow_symlinks": follow_symlinks,
+            }
+            _index_directory(kb, path, label, walk)
+            return
+        else:
+            result = kb.index_file(path, label, fmt=fmt)
     click.echo(
         f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
         f"from {result.label}"

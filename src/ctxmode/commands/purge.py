@@ -10,22 +10,20 @@ import click
 @click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
 def command(yes: bool, project_dir: str | None) -> None:
     """Remove every indexed source of this project (sessions and stats are kept)."""
-    from ctxmode import db, project
+    from ctxmode import project, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     root = project.resolve_project_root(project_dir)
-    try:
-        with KnowledgeBase.open(root) as kb:
-            count = len(kb.sources())
-            if not count:
-                click.echo(f"Nothing indexed for {root}.")
-                return
-            if not yes:
-                click.confirm(
-                    f"Delete {count} indexed sources ({kb.chunk_count()} sections) of {root}?",
-                    abort=True,
-                )
-            removed = kb.purge()
-    except db.DatabaseError as exc:
-        raise click.ClickException(str(exc)) from None
+    with schema.project_database(root) as conn:
+        kb = KnowledgeBase(conn)
+        count = len(kb.sources())
+        if not count:
+            click.echo(f"Nothing indexed for {root}.")
+            return
+        if not yes:
+            click.confirm(
+                f"Delete {count} indexed sources ({kb.chunk_count()} sections) of {root}?",
+                abort=True,
+            )
+        removed = kb.purge()
     click.echo(f"Purged {removed} sources.")

@@ -25,17 +25,15 @@ def command(
     project_dir: str | None,
 ) -> None:
     """Search what `ctxmode index` (and the MCP tools) indexed in this project."""
-    from ctxmode import db, project
-    from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
+    from ctxmode import project, schema
+    from ctxmode.store.knowledge import KnowledgeBase
 
     text = " ".join(query).strip()
     if not text:
         raise click.ClickException("give a query to search for")
-    try:
-        with KnowledgeBase.open(project.resolve_project_root(project_dir)) as kb:
-            result = kb.search([text], limit=limit, source=source, content_type=content_type)[0]
-    except (StoreInputError, db.DatabaseError) as exc:
-        raise click.ClickException(str(exc)) from None
+    with schema.project_database(project.resolve_project_root(project_dir)) as conn:
+        kb = KnowledgeBase(conn)
+        result = kb.search([text], limit=limit, source=source, content_type=content_type)[0]
     if as_json:
         click.echo(json.dumps(asdict(result), ensure_ascii=False, indent=2))
         return

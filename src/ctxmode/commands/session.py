@@ -13,7 +13,7 @@ import click
 from ctxmode import db
 from ctxmode.session.memory import audit, naming
 from ctxmode.session.memory.block import full_entry
-from ctxmode.session.memory.config import ConfigError, MemoryConfig, config_path, load_config
+from ctxmode.session.memory.config import MemoryConfig, config_path, load_config
 from ctxmode.session.memory.guard import EXIT_WRONG_WORKSPACE, mismatch_message
 from ctxmode.session.memory.model import ROLES
 from ctxmode.session.memory.resolve import (
@@ -22,7 +22,7 @@ from ctxmode.session.memory.resolve import (
     ensure_session,
     resolve_target,
 )
-from ctxmode.session.memory.store import MemoryStore, SessionNotFound
+from ctxmode.session.memory.store import MEMORY_MIGRATIONS, MemoryStore, memory_db_path
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,19 +46,15 @@ def session_options(func: F) -> F:
 def opened(
     session_name: str | None, task: str | None
 ) -> Iterator[tuple[MemoryStore, MemoryConfig, Target]]:
-    """The store, the config and the resolved target; user errors become one-line messages."""
-    try:
-        config = load_config()
+    """The store, the config and the resolved target (errors: see `ctxmode.cli`)."""
+    config = load_config()
+    with db.storage_faults(memory_db_path(), MEMORY_MIGRATIONS):
         store = MemoryStore(private_networks=config.private_networks)
-    except (ConfigError, db.DatabaseError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
-        target = resolve_target(store, config, os.getcwd(), explicit=session_name, task=task)
-        yield store, config, target
-    except (naming.SessionNameError, SessionNotFound, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    finally:
-        store.close()
+        try:
+            target = resolve_target(store, config, os.getcwd(), explicit=session_name, task=task)
+            yield store, config, target
+        finally:
+            store.close()
 
 
 def stop_outside_workspace(target: Target, confirm: bool) -> None:
@@ -79,10 +75,7 @@ def config_cmd() -> None:
     """Print the config file's path, then the settings in effect here."""
     path = config_path()
     click.echo(path)
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+    config = load_config()
     click.echo(f"  {'exists' if config.source else 'not created yet (defaults in effect)'}")
     allowed = ", ".join(config.allowed_commands) or "(none: no command receives the context)"
     click.echo(f"  allowed_commands: {allowed}")

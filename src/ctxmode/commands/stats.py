@@ -11,10 +11,7 @@ def command(project_dir: str | None) -> None:
     """Show per-tool calls, bytes returned, indexed and kept out of context."""
     from ctxmode import project, schema, session, stats
 
-    conn = schema.open_project_db(project.resolve_project_root(project_dir))
-    try:
+    with schema.project_database(project.resolve_project_root(project_dir)) as conn:
         click.echo(stats.render_report(stats.totals(conn), "This project, all sessions"))
         click.echo("")
         click.echo(session.stats_section(conn, None))
-    finally:
-        conn.close()

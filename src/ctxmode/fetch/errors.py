@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ctxmode.errors import CtxmodeError
 
-class FetchError(Exception):
+
+class FetchError(CtxmodeError):
     """A URL could not be fetched or indexed; `str(error)` is one line, never a traceback."""
 
 

@@ -79,8 +79,17 @@ def run(platform: Platform, host_event: str, read_stdin: Callable[[], bytes]) ->
     except BaseException as error:  # a hook answers no matter what
         if isinstance(error, KeyboardInterrupt):
             raise
-        import traceback
-
-        detail = "".join(traceback.format_exception(error)).strip().replace("\n", " | ")
-        log_error(platform.id, host_event, detail)
+        log_error(platform.id, host_event, _describe(error))
         return noop(platform, host_event, event)
+
+
+def _describe(error: BaseException) -> str:
+    """One log line: our own errors (a full or read-only data root) by their message, bugs
+    with their traceback."""
+    from ctxmode.errors import CtxmodeError
+
+    if isinstance(error, CtxmodeError):
+        return f"{type(error).__name__}: {error}"
+    import traceback
+
+    return "".join(traceback.format_exception(error)).strip().replace("\n", " | ")

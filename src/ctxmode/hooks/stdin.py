@@ -12,6 +12,7 @@ import os
 import sys
 
 from ctxmode import fastjson, paths
+from ctxmode.errors import CtxmodeError
 
 IDLE_ENV = ("CTXMODE_HOOK_STDIN_IDLE_MS", "CONTEXT_MODE_HOOK_STDIN_IDLE_MS")
 DEFAULT_IDLE_MS = 1500
@@ -19,7 +20,7 @@ READ_CHUNK = 1 << 20
 BOM = "\ufeff"
 
 
-class PayloadError(ValueError):
+class PayloadError(CtxmodeError, ValueError):
     """Stdin held no usable payload (partial input, malformed JSON, not an object)."""
 
 

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 
+from ctxmode.errors import CtxmodeError
 from ctxmode.vocab.toolnames import SERVER_NAME
 
 HOOK_MARKERS = ("ctxmode._hook", "ctxmode hook")
@@ -22,7 +23,7 @@ COMMAND_FIELDS = ("command", "bash", "powershell")
 BACKUP_SUFFIX = ".ctxmode-backup"
 
 
-class InstallError(Exception):
+class InstallError(CtxmodeError):
     """A config file we cannot merge safely; the message is one line."""
 
 

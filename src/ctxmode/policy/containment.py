@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import sys
 
+from ctxmode.errors import CtxmodeError
+
 _CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
 
 
-class PathOutsideProject(ValueError):
+class PathOutsideProject(CtxmodeError, ValueError):
     """A path resolves outside the project root; the message says how to allow it."""
 
     def __init__(self, candidate: str, resolved: str, project_root: str) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from ctxmode.errors import CtxmodeError
 
-class FileAccessError(ValueError):
+
+class FileAccessError(CtxmodeError, ValueError):
     """The file given to `run_file` cannot be used (missing, not a file)."""
 
 

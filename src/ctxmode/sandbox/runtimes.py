@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ctxmode.errors import CtxmodeError
 from ctxmode.sandbox.sources import prepare_source
 
 SUPPORTED_LANGUAGES: tuple[str, ...] = (
@@ -50,7 +51,7 @@ INSTALL_HINTS: dict[str, str] = {
 }
 
 
-class RuntimeMissingError(RuntimeError):
+class RuntimeMissingError(CtxmodeError, RuntimeError):
     """No program for the language is installed; the message says what to install."""
 
 

@@ -3,15 +3,13 @@
 Handlers are plain synchronous functions (see `handlers.py`) run in worker
 threads; each opens its own SQLite connection, so no connection crosses threads.
 A handler's failure becomes an `is_error` result with one line, never a stack
-trace on the wire (the trace goes to the server log).
+trace on the wire (`_tool_error`; a bug's trace goes to the server log).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import time
-import traceback
 from typing import Any
 
 import anyio
@@ -19,10 +17,9 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from ctxmode import __version__, paths
-from ctxmode.server.arguments import ArgumentError
+from ctxmode import __version__, db, failures, paths, project
 from ctxmode.server.handlers import HANDLERS
-from ctxmode.server.state import ServerState
+from ctxmode.server.state import Reply, ServerState
 from ctxmode.server.tools import TOOLS
 
 INSTRUCTIONS = (
@@ -76,6 +73,23 @@ def _result(text: str, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
 
+def _tool_error(state: ServerState, tool: str, arguments: dict, error: Exception) -> str:
+    """The one place a tool's failure becomes its error text: one line, never a traceback."""
+    explained = failures.explain(
+        error,
+        database=project.project_db_path(state.project_root),
+        log="server-errors.log",
+        context=f"{tool} {json.dumps(arguments, default=str)[:500]}",
+    )
+    return f"{tool}: {explained}"
+
+
+def _with_notices(text: str) -> str:
+    """`text` after what happened to the database meanwhile (a recovery), if anything."""
+    notices = db.take_notices()
+    return "\n".join([*(f"ctxmode: {notice}" for notice in notices), text])
+
+
 def build_server(state: ServerState) -> Server[Any]:
     tool_objects = _tool_objects()
 
@@ -89,19 +103,14 @@ def build_server(state: ServerState) -> Server[Any]:
         arguments = dict(params.arguments or {})
         try:
             reply = await anyio.to_thread.run_sync(handler, state, arguments)
-        except ArgumentError as exc:
-            return _result(f"{params.name}: {exc}", is_error=True)
         except Exception as exc:
-            paths.append_log(
-                "server-errors.log",
-                f"[{time.strftime('%Y-%m-%dT%H:%M:%S')}] {params.name} "
-                f"{json.dumps(arguments)[:500]}\n{traceback.format_exc()}",
-            )
-            return _result(f"{params.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            reply = Reply(_tool_error(state, params.name, arguments, exc), is_error=True)
+            state.record_call(params.name, reply)
+            return _result(_with_notices(reply.text), is_error=True)
         state.record_call(params.name, reply)
         if reply.bytes_processed > RELEASE_AFTER_BYTES:
             await anyio.to_thread.run_sync(_release_freed_memory)
-        return _result(reply.text, is_error=reply.is_error)
+        return _result(_with_notices(reply.text), is_error=reply.is_error)
 
     async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[])

@@ -12,8 +12,10 @@ import json
 import math
 from typing import Any
 
+from ctxmode.errors import CtxmodeError
 
-class ArgumentError(ValueError):
+
+class ArgumentError(CtxmodeError, ValueError):
     """A tool argument is missing or has a shape we cannot use."""
 
 

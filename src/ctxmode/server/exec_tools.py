@@ -126,7 +126,7 @@ def handle_execute(state: ServerState, args: dict) -> Reply:
 
 def handle_execute_file(state: ServerState, args: dict) -> Reply:
     from ctxmode.policy.permissions import is_read_allowed_outside_project, load_rules
-    from ctxmode.sandbox import FileAccessError, run_file
+    from ctxmode.sandbox import run_file
 
     path = a.as_str(args, "path")
     language = _language(args)
@@ -137,17 +137,14 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
     if refusal:
         return refusal
     rules = load_rules(state.project_root)
-    try:
-        run = run_file(
-            path,
-            language,
-            code,
-            project_root=state.project_root,
-            timeout_ms=_timeout_ms(args),
-            allow_outside=lambda resolved: is_read_allowed_outside_project(resolved, rules),
-        )
-    except FileAccessError as exc:
-        return Reply(str(exc), is_error=True)
+    run = run_file(
+        path,
+        language,
+        code,
+        project_root=state.project_root,
+        timeout_ms=_timeout_ms(args),
+        allow_outside=lambda resolved: is_read_allowed_outside_project(resolved, rules),
+    )
     return _shaped_reply(
         state, run, a.as_str(args, "intent", None), f"file:{os.path.basename(path)}"
     )

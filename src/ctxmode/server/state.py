@@ -54,11 +54,8 @@ class ServerState:
 
     @contextlib.contextmanager
     def database(self) -> Iterator[sqlite3.Connection]:
-        conn = schema.open_project_db(self.project_root)
-        try:
+        with schema.project_database(self.project_root) as conn:
             yield conn
-        finally:
-            conn.close()
 
     @contextlib.contextmanager
     def knowledge(self) -> Iterator[KnowledgeBase]:

@@ -22,6 +22,7 @@ from itertools import islice
 from typing import Any
 
 from ctxmode import db, schema
+from ctxmode.errors import CtxmodeError
 from ctxmode.store import search as searching
 from ctxmode.store import snippets, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
@@ -49,7 +50,7 @@ CODE_EXT = frozenset(
 TERMS_SAMPLE_CHUNKS = 2_000  # chunks read to find a source's distinctive terms
 
 
-class StoreInputError(ValueError):
+class StoreInputError(CtxmodeError, ValueError):
     """Input the knowledge base refuses (missing, empty, binary, not UTF-8); nothing changed."""
 
 

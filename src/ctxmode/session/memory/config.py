@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxmode import paths
+from ctxmode.errors import CtxmodeError
 from ctxmode.session.memory.guard import is_inside
 
 if sys.version_info >= (3, 11):
@@ -34,7 +35,7 @@ DEFAULT_WINDOW = 8
 DEFAULT_MAX_CHARS = 2000
 
 
-class ConfigError(ValueError):
+class ConfigError(CtxmodeError, ValueError):
     """The config file exists but cannot be used; the message names the file and the problem."""
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxmode import paths
+from ctxmode.errors import CtxmodeError
 
 BLOCK_ENV = "CTX_BLOCK"
 BLOCK_FILE_ENV = "CTX_BLOCK_FILE"
@@ -29,7 +30,7 @@ MAX_ARG_STRLEN = 32 * 4096 if sys.platform.startswith("linux") else None
 _HEADROOM = 4096  # auxiliary vectors, alignment
 
 
-class InjectionError(ValueError):
+class InjectionError(CtxmodeError, ValueError):
     """The block cannot travel the chosen way (e.g. too large for an argument)."""
 
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 import os
 import re
 
+from ctxmode.errors import CtxmodeError
+
 SESSION_ENV = "CTXMODE_SESSION"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 80
 
 
-class SessionNameError(ValueError):
+class SessionNameError(CtxmodeError, ValueError):
     """A session name that is empty once cleaned."""
 
 

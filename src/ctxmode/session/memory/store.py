@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ctxmode import db, paths
+from ctxmode.errors import CtxmodeError
 from ctxmode.policy.secrets import redact
 from ctxmode.session.memory.compact import compacted_summary
 from ctxmode.session.memory.model import ROLES, Entry, Session
 
 
-class SessionNotFound(LookupError):
+class SessionNotFound(CtxmodeError, LookupError):
     """The named session does not exist."""
 
 
