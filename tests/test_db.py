@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxmode import db, paths, project, salvage, schema
+from ctxmode.session.memory.store import MEMORY_MIGRATIONS, MEMORY_SALVAGE, MemoryStore
 from ctxmode.store.knowledge import KnowledgeBase
 from support.damage import damage_pages
 
@@ -178,3 +179,32 @@ def test_result_codes_tell_damage_from_trouble():
         assert not db.is_damage(sqlite3.OperationalError(text)), text
     locked = db.storage_error("/x.db", sqlite3.OperationalError("database is locked"))
     assert isinstance(locked, db.DatabaseLocked) and locked.exit_code == 5
+
+
+def test_a_damaged_memory_database_keeps_its_readable_sessions(tmp_path):
+    path = tmp_path / "memory.db"
+    with MemoryStore(str(path)) as store:
+        for i in range(40):
+            store.ensure(f"s{i}", str(tmp_path))
+            store.record(f"s{i}", "user", f"finding {i} " * 300)
+    damage_pages(path, "messages", every=4)
+    with (
+        pytest.raises(db.DatabaseError, match=r"recovered 40 sessions, \d+ entries"),
+        db.storage_faults(str(path), MEMORY_MIGRATIONS, MEMORY_SALVAGE),
+        MemoryStore(str(path)) as store,
+    ):
+        store.conn.execute("SELECT count(*) FROM messages WHERE content LIKE '%x%'").fetchone()
+    with MemoryStore(str(path)) as store:
+        kept = sum(count for _session, count in store.all_sessions())
+        assert 20 < kept < 40
+
+
+def test_a_mistake_in_our_sql_is_a_bug_not_storage_trouble(tmp_path):
+    path = str(tmp_path / "x.db")
+    conn = db.open_database(path, schema.MIGRATIONS)
+    with (
+        pytest.raises(sqlite3.OperationalError, match="no such column"),
+        db.storage_faults(path, schema.MIGRATIONS),
+    ):
+        conn.execute("SELECT nope FROM meta").fetchone()
+    assert _aside(tmp_path) == []

@@ -40,6 +40,9 @@ _CODE_BY_MESSAGE = (
     ("readonly database", _READONLY),
     ("is locked", _BUSY),
 )
+# 0: an error without a code (raised by ctxmode itself, e.g. a file system without WAL).
+_STORAGE_CODES = frozenset({0, _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL,
+                            _CANTOPEN, _NOTADB})  # fmt: skip
 _CAUSES = {
     _FULL: "the disk is full",
     _IOERR: "the disk reported an I/O error (is it full or failing?)",
@@ -91,6 +94,12 @@ def result_code(exc: sqlite3.Error) -> int:
         return code & 0xFF
     text = str(exc).lower()
     return next((code for words, code in _CODE_BY_MESSAGE if words in text), 0)
+
+
+def is_storage_trouble(exc: sqlite3.Error) -> bool:
+    """Whether `exc` is about the file or the disk (full, I/O, permissions, a lock, damage)
+    rather than a mistake in our SQL, which is a bug and reported as one."""
+    return result_code(exc) in _STORAGE_CODES
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -213,6 +222,8 @@ def open_database(
     try:
         return open_and_migrate(path, migrations)
     except sqlite3.Error as exc:
+        if not is_storage_trouble(exc):
+            raise
         if not is_damage(exc) or not os.path.exists(path):
             raise storage_error(path, exc) from None
         failure = exc
@@ -233,7 +244,7 @@ def open_database(
 def storage_faults(
     path: str, migrations: Sequence[Migration], salvage: Salvage | None = None
 ) -> Iterator[None]:
-    """Turn SQLite failures inside the block into `DatabaseError` naming `path`.
+    """Turn storage failures inside the block into `DatabaseError` naming `path`.
 
     Damage found in the middle of a call (a malformed page) is repaired like damage
     found on opening, and reported. Close the block's connections inside the block:
@@ -242,6 +253,8 @@ def storage_faults(
     try:
         yield
     except sqlite3.Error as exc:
+        if not is_storage_trouble(exc):
+            raise
         if is_damage(exc) and os.path.exists(path):
             from ctxmode import salvage as repair
 

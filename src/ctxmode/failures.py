@@ -26,7 +26,7 @@ def explain(error: Exception, *, database: str, log: str, context: str) -> Ctxmo
     """
     if isinstance(error, CtxmodeError):
         return error
-    if isinstance(error, sqlite3.Error):
+    if isinstance(error, sqlite3.Error) and db.is_storage_trouble(error):
         return db.storage_error(database, error)
     if isinstance(error, OSError) and error.errno in db.STORAGE_ERRNOS:
         return db.storage_error(str(error.filename or database), error)

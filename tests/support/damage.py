@@ -7,11 +7,11 @@ from pathlib import Path
 
 
 def table_pages(path: Path, table: str) -> list[int]:
-    """The page numbers holding `table`'s rows (leaf pages first), read from `dbstat`."""
+    """The leaf pages holding `table`'s rows, read from `dbstat`."""
     conn = sqlite3.connect(path)
     try:
         rows = conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = ? ORDER BY pagetype = 'leaf' DESC, pageno",
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno",
             (table,),
         ).fetchall()
         return [row[0] for row in rows]
@@ -20,7 +20,8 @@ def table_pages(path: Path, table: str) -> list[int]:
 
 
 def damage_pages(path: Path, table: str, every: int = 3) -> int:
-    """Overwrite every `every`-th leaf page of `table` with garbage; how many were hit.
+    """Overwrite every `every`-th leaf page of `table` (the first included) with garbage;
+    returns how many were hit.
 
     The file must be checkpointed (no open connection, no -wal left).
     """

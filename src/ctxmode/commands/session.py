@@ -22,7 +22,12 @@ from ctxmode.session.memory.resolve import (
     ensure_session,
     resolve_target,
 )
-from ctxmode.session.memory.store import MEMORY_MIGRATIONS, MemoryStore, memory_db_path
+from ctxmode.session.memory.store import (
+    MEMORY_MIGRATIONS,
+    MEMORY_SALVAGE,
+    MemoryStore,
+    memory_db_path,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,7 +53,7 @@ def opened(
 ) -> Iterator[tuple[MemoryStore, MemoryConfig, Target]]:
     """The store, the config and the resolved target (errors: see `ctxmode.cli`)."""
     config = load_config()
-    with db.storage_faults(memory_db_path(), MEMORY_MIGRATIONS):
+    with db.storage_faults(memory_db_path(), MEMORY_MIGRATIONS, MEMORY_SALVAGE):
         store = MemoryStore(private_networks=config.private_networks)
         try:
             target = resolve_target(store, config, os.getcwd(), explicit=session_name, task=task)

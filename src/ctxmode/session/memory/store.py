@@ -49,6 +49,8 @@ def _v1_sessions(conn: sqlite3.Connection) -> None:
 
 
 MEMORY_MIGRATIONS: list[db.Migration] = [_v1_sessions]
+# What a damaged memory.db hands on to its replacement.
+MEMORY_SALVAGE = db.Salvage(tables=(("sessions", "sessions"), ("messages", "entries")))
 
 
 def memory_db_path() -> str:
@@ -76,7 +78,7 @@ class MemoryStore:
     def __init__(self, path: str | None = None, *, private_networks: bool = False) -> None:
         self.path = path or memory_db_path()
         self.private_networks = private_networks
-        self.conn = db.open_database(self.path, MEMORY_MIGRATIONS)
+        self.conn = db.open_database(self.path, MEMORY_MIGRATIONS, MEMORY_SALVAGE)
 
     def __enter__(self) -> MemoryStore:
         return self
