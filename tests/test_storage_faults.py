@@ -12,7 +12,6 @@ import os
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +83,22 @@ def assert_tool_error(text: str, is_error: bool, *causes: str) -> None:
     assert any(cause in text for cause in causes), text
 
 
+def after_bash(
+    disk: SmallDisk, proj: Path, env: dict[str, str], command: str, stdout: str
+) -> subprocess.CompletedProcess[str]:
+    """Claude Code's PostToolUse hook process for a Bash call, run on the small disk."""
+    payload = {
+        "session_id": "s1",
+        "cwd": str(proj),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": stdout, "stderr": ""},
+    }
+    argv = [*CTXMODE, "hook", "claude-code", "posttooluse"]
+    return disk.run(argv, cwd=proj, env=env, input=json.dumps(payload))
+
+
 # ---------------------------------------------------------------- a full disk
 
 
@@ -145,20 +160,7 @@ def test_read_only_data_root_is_one_line_everywhere_and_the_hook_carries_on(disk
     done = disk.run([*CTXMODE, "index", "big.md"], cwd=proj, env=env)
     assert done.returncode == EXIT_STORAGE
     one_line_error(done, "read-only")
-    payload = {
-        "session_id": "s1",
-        "cwd": str(proj),
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls"},
-        "tool_response": {"stdout": "a\nb\n", "stderr": ""},
-    }
-    hook = disk.run(
-        [*CTXMODE, "hook", "claude-code", "posttooluse"],
-        cwd=proj,
-        env=env,
-        input=json.dumps(payload),
-    )
+    hook = after_bash(disk, proj, env, "ls", "a\nb\n")
     assert hook.returncode == 0 and hook.stderr == "", hook.stderr
 
     async def scenario(call) -> None:
@@ -244,19 +246,6 @@ def test_the_hook_on_a_full_disk_answers_and_moves_nothing(disk, proj):
     env = {**os.environ, "CTXMODE_DIR": str(disk.mountpoint)}
     assert disk.run([*CTXMODE, "index", "docs"], cwd=proj, env=env).returncode == 0
     disk.fill()
-    payload = {
-        "session_id": "s1",
-        "cwd": str(proj),
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cat big.md"},
-        "tool_response": {"stdout": BIG_DOC, "stderr": ""},
-    }
-    hook = disk.run(
-        [sys.executable, "-m", "ctxmode", "hook", "claude-code", "posttooluse"],
-        cwd=proj,
-        env=env,
-        input=json.dumps(payload),
-    )
+    hook = after_bash(disk, proj, env, "cat big.md", BIG_DOC)
     assert hook.returncode == 0 and "Traceback" not in hook.stderr + hook.stdout
     assert moved_aside(disk.seen_from_outside()) == []

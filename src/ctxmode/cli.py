@@ -54,6 +54,7 @@ class LazyGroup(click.Group):
 def fail(error: Exception) -> NoReturn:
     from ctxmode import failures
 
+    _pass_on_notices()  # what happened before the failure (e.g. a recovery) comes first
     root = failures.data_root_or_placeholder()
     explained = failures.explain(
         error, database=f"under {root}", log="errors.log", context=" ".join(sys.argv)

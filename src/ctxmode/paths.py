@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode.errors import EXIT_STORAGE, CtxmodeError
+from ctxmode.errors import CtxmodeError
 
 APP_NAME = "ctxmode"
 
@@ -21,8 +21,6 @@ CONFIG_DIR_ENV = ("CTXMODE_CONFIG_DIR",)
 
 class DataRootError(CtxmodeError, ValueError):
     """The configured data root is not usable (e.g. a relative CTXMODE_DIR)."""
-
-    exit_code = EXIT_STORAGE
 
 
 def env_first(names: tuple[str, ...], environ: dict[str, str] | None = None) -> str | None:
