@@ -57,7 +57,15 @@ def describe(change: Change) -> str:
     help="Write the project's config (in DIR) instead of the user's.",
 )
 @click.option("--uninstall", is_flag=True, help="Remove ctxmode's hooks and MCP server entry.")
-def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) -> None:
+@click.option(
+    "--profile",
+    "chosen",
+    multiple=True,
+    help="A profile of a host that has them (DSH); repeatable. Default: every existing one.",
+)
+def command(
+    platform: str, print_only: bool, project_dir: str, uninstall: bool, chosen: tuple[str, ...]
+) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
     from ctxmode.platforms._install import InstallError, apply
 
@@ -66,11 +74,14 @@ def command(platform: str, print_only: bool, project_dir: str, uninstall: bool) 
     installer = host.installer
     root = target_dir(platform, installer.scopes, project_dir)
     prefix = fast_hook_prefix()
+    profiles = {"chosen": chosen} if installer.profiles else {}
+    if chosen and not profiles:
+        raise click.ClickException(f"{platform} has no profiles; run without --profile")
     try:
         if uninstall:
-            changes = installer.uninstall_changes(root)
+            changes = installer.uninstall_changes(root, **profiles)
         else:
-            changes = installer.install_changes(prefix, server_command(), root)
+            changes = installer.install_changes(prefix, server_command(), root, **profiles)
     except InstallError as error:
         raise click.ClickException(str(error)) from None
     pending = [change for change in changes if change.changed]

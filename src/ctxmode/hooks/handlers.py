@@ -104,5 +104,9 @@ HANDLERS = {
 
 def handle(event: HookEvent, platform: Platform) -> Decision | None:
     """The decision for any event; events without a handler get None (the no-op)."""
+    if platform.plugin_host:  # a JS shim sends its config and the host's tool names with each call
+        from ctxmode.hooks.plugin_rules import handle as plugin_handle
+
+        return plugin_handle(event)
     handler = HANDLERS.get(event.event)
     return handler(event, platform) if handler is not None else None

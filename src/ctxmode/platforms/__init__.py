@@ -30,6 +30,7 @@ REGISTRY: dict[str, str] = {
     "kimi": "ctxmode.platforms.kimi",
     "kiro": "ctxmode.platforms.kiro",
     "antigravity-cli": "ctxmode.platforms.antigravity_cli",
+    "dsh": "ctxmode.platforms.dsh",
 }
 
 

@@ -34,6 +34,13 @@ class Spool:
         else:
             self._file = open(os.path.join(directory, name), "w+b")  # noqa: SIM115
 
+    @classmethod
+    def existing(cls, path: str) -> Spool:
+        """A spool over a file another program wrote: read only, left in place when closed."""
+        spool = cls.__new__(cls)
+        spool._file = open(path, "rb")  # noqa: SIM115
+        return spool
+
     def fileno(self) -> int:
         return self._file.fileno()
 

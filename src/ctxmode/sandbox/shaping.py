@@ -162,10 +162,12 @@ def shape_output(
     label: str | None = None,
     knowledge: Knowledge | None = None,
     search_hint: str = 'search it with ctx_search(queries=[...], source="{label}")',
+    budget: int = REPLY_BUDGET,
 ) -> ShapedReply:
     """The reply for `run`. Large output is indexed in `knowledge` under `label`.
 
     `label` defaults to a fresh `unique_label("exec:<language>")`. Never echoes the code.
+    `budget` bounds a cut reply without an intent (bytes, give or take the fixed lines).
     """
     is_error = kinds.is_error(run.classification)
     if run.error is not None:
@@ -184,7 +186,7 @@ def shape_output(
     if intent and intent.strip() and knowledge is not None:
         text = _intent_reply(run, intent.strip(), label, chunks, knowledge, hint)
     else:
-        text = _cut_reply(run, label if knowledge is not None else None, chunks, hint)
+        text = _cut_reply(run, label if knowledge is not None else None, chunks, hint, budget)
     return ShapedReply(text, is_error=is_error, label=label if knowledge else None,
                        indexed_chunks=chunks, cut=True)  # fmt: skip
 
@@ -257,13 +259,15 @@ def _diagnostic_block(run: RunOutput, budget: int, visible: str) -> str:
     return "--- errors and diagnostics ---\n" + "\n".join(kept) + more
 
 
-def _cut_reply(run: RunOutput, label: str | None, chunks: int, hint: str) -> str:
+def _cut_reply(
+    run: RunOutput, label: str | None, chunks: int, hint: str, budget: int = REPLY_BUDGET
+) -> str:
     """Header, head, diagnostics, tail, the other stream's tail, summary, pointer."""
     header = _header(run, label, chunks)
     summary = run.diagnostics.summary or ""
     trailer = "\n".join(part for part in (_notes(run).strip(), hint) if part)
     fixed = _size(header) + _size(summary) + _size(trailer) + 200  # titles and separators
-    room = max(REPLY_BUDGET - fixed, 600)
+    room = max(budget - fixed, 600)
     main, other = (run.stdout, run.stderr) if not run.stdout.is_blank else (run.stderr, run.stdout)
     other_text = "" if other.is_blank else tail_lines(_stream_tail(other), room // 5)
     diagnostics = _diagnostic_block(run, room * 2 // 5, other_text + summary)

@@ -35,7 +35,8 @@ class Installer(_Frozen):
     touches; `hook_commands(prefix)`: host event -> command line for the installed events;
     `install_changes(prefix, server_command, project_dir="")` and
     `uninstall_changes(project_dir="")`: lists of `_install.Change` ("" = user scope);
-    `note`: shown after a successful setup.
+    `note`: shown after a successful setup; `profiles`: the host keeps named profiles
+    (`ctxmode setup <id> --profile NAME`), passed to both change functions as `chosen`.
     """
 
     __slots__ = (
@@ -43,6 +44,7 @@ class Installer(_Frozen):
         "hook_commands",
         "install_changes",
         "note",
+        "profiles",
         "scopes",
         "uninstall_changes",
     )
@@ -52,6 +54,7 @@ class Installer(_Frozen):
     install_changes: Callable[..., list]
     uninstall_changes: Callable[..., list]
     note: str
+    profiles: bool
 
     def __init__(
         self,
@@ -62,6 +65,7 @@ class Installer(_Frozen):
         install_changes: Callable[..., list],
         uninstall_changes: Callable[..., list],
         note: str = "",
+        profiles: bool = False,
     ) -> None:
         self._set(
             scopes=scopes,
@@ -70,6 +74,7 @@ class Installer(_Frozen):
             install_changes=install_changes,
             uninstall_changes=uninstall_changes,
             note=note,
+            profiles=profiles,
         )
 
 
@@ -105,6 +110,7 @@ class Platform(_Frozen):
         "name",
         "parse",
         "pin_cwd",
+        "plugin_host",
         "render",
         "tool_prefix",
         "tool_search_bootstrap",
@@ -121,6 +127,7 @@ class Platform(_Frozen):
     can_inject_context: bool
     pin_cwd: bool
     tool_search_bootstrap: bool
+    plugin_host: bool
     installer: Installer
 
     def __init__(
@@ -139,6 +146,7 @@ class Platform(_Frozen):
         installer: Installer,
         pin_cwd: bool = False,
         tool_search_bootstrap: bool = False,
+        plugin_host: bool = False,
     ) -> None:
         self._set(
             id=id,
@@ -154,6 +162,7 @@ class Platform(_Frozen):
             installer=installer,
             pin_cwd=pin_cwd,
             tool_search_bootstrap=tool_search_bootstrap,
+            plugin_host=plugin_host,
         )
 
     def tool_name(self, tool: str, server: str) -> str:

@@ -10,6 +10,7 @@ ALIASES: dict[str, str] = {
         (
             "run_shell_command", "run_command", "bash", "shell", "shell_command", "exec_command",
             "container.exec", "local_shell", "exec", "Shell", "run_in_terminal", "execute_bash",
+            "pwsh",
         ),
         "Bash",
     ),

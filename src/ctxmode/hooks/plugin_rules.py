@@ -1,0 +1,264 @@
+"""Decisions for plugin hosts (in-process JS plugins), whatever the host.
+
+A plugin host's shim sends each tool call with the plugin's config (keys as in its
+`Config` schema) and the names of the tools the host offers. From those this module
+decides, in host-free terms:
+
+- before a call (Tier 1): deny a tool from `denyTools`, and run shell commands through the
+  same routing every command-hook host uses (`route_pre_tool_use`); a redirect becomes a
+  deny carrying its guidance, because a plugin host runs the arguments it was given;
+- after a call (Tier 2): replace an oversized successful result of a `truncateTools`
+  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`);
+- the routing section for the system prompt, with the tool names the host really offers.
+
+Our MCP tools' prefix is detected from the host's tool registry (the server whose tools
+include `ctx_execute`, or `serverName` when set): a reason naming a tool the model
+cannot call is worse than none, so nothing is denied while our server is not detected.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.vocab.toolnames import canonical_tool_name
+
+DEFAULTS: dict[str, object] = {
+    "enabled": True,
+    "denyTools": ["web_fetch"],
+    "truncateTools": ["pwsh", "read", "grep", "glob"],
+    "maxResultBytes": 20_000,
+    "minCommandBytes": 0,
+    "readThresholdBytes": 50_000,
+    "interceptSubagent": False,
+    "serverName": "",
+}
+
+
+class ToolResult:
+    """A finished tool call as the host rendered it, in host-free terms.
+
+    `text`: what the model would see. `exit_code`: a shell's exit status (None for other
+    tools). `full_stdout_path`: a file holding the whole stdout when `text` kept only part
+    of it; then `after_stdout` is the rest of `text` after the stdout part (stderr, exit).
+    """
+
+    __slots__ = ("after_stdout", "exit_code", "full_stdout_path", "is_error", "text")
+
+    def __init__(
+        self,
+        text: str,
+        is_error: bool = False,
+        exit_code: int | None = None,
+        full_stdout_path: str = "",
+        after_stdout: str = "",
+    ) -> None:
+        self.text = text
+        self.is_error = is_error
+        self.exit_code = exit_code
+        self.full_stdout_path = full_stdout_path
+        self.after_stdout = after_stdout
+
+
+class Settings:
+    """The plugin's config as sent by its shim, each key checked and defaulted."""
+
+    __slots__ = (
+        "deny_tools",
+        "enabled",
+        "intercept_subagent",
+        "max_result_bytes",
+        "min_command_bytes",
+        "read_threshold_bytes",
+        "server_name",
+        "truncate_tools",
+    )
+
+    def __init__(self, config: object) -> None:
+        given = config if isinstance(config, dict) else {}
+
+        def pick(key: str, kind: type) -> object:
+            value = given.get(key)
+            valid = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+            return value if valid else DEFAULTS[key]
+
+        self.enabled = bool(pick("enabled", bool))
+        self.deny_tools = _names(pick("denyTools", list))
+        self.truncate_tools = _names(pick("truncateTools", list))
+        self.max_result_bytes = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
+        self.min_command_bytes = max(0, int(pick("minCommandBytes", int)))  # type: ignore[call-overload]
+        self.read_threshold_bytes = max(0, int(pick("readThresholdBytes", int)))  # type: ignore[call-overload]
+        self.intercept_subagent = bool(pick("interceptSubagent", bool))
+        self.server_name = str(pick("serverName", str))
+
+
+def _names(values: object) -> frozenset[str]:
+    return (
+        frozenset(v for v in values if isinstance(v, str))
+        if isinstance(values, list)
+        else frozenset()
+    )
+
+
+def is_shell(tool: str) -> bool:
+    return canonical_tool_name(tool) == "Bash"
+
+
+def listed(tool: str, names: frozenset[str]) -> bool:
+    """Is `tool` in a config list? Every shell tool counts as any other (bash as pwsh)."""
+    return tool in names or (is_shell(tool) and any(is_shell(name) for name in names))
+
+
+def detect_prefix(tool_names: object, server_name: str = "") -> str:
+    """`mcp__<server>__` of the MCP server offering `ctx_execute`, else "".
+
+    With `server_name` set, only that server counts. With several candidates, the one
+    named like ours wins, then the first in the host's order.
+    """
+    if not isinstance(tool_names, list):
+        return ""
+    servers = []
+    for name in tool_names:
+        if isinstance(name, str) and name.startswith("mcp__") and name.endswith("__ctx_execute"):
+            servers.append(name[len("mcp__") : -len("__ctx_execute")])
+    if server_name:
+        return f"mcp__{server_name}__" if server_name in servers else ""
+    if not servers:
+        return ""
+    from ctxmode.vocab.toolnames import OWN_SERVER_MARKERS
+
+    ours = [s for s in servers if any(marker in s.lower() for marker in OWN_SERVER_MARKERS)]
+    return f"mcp__{(ours or servers)[0]}__"
+
+
+def host_tool_name(event: HookEvent) -> str:
+    """The tool's name as the host spells it (the shim sends it as `tool`)."""
+    name = event.raw.get("tool")
+    return name if isinstance(name, str) else event.tool
+
+
+def applies(event: HookEvent, settings: Settings) -> bool:
+    """Is this call ours to judge (enabled, and not a subagent's unless asked)?"""
+    return settings.enabled and (not event.agent_id or settings.intercept_subagent)
+
+
+def pre_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision | None:
+    """Tier 1: a deny for the call, or None to let it run untouched."""
+    if not applies(event, settings) or not prefix:
+        return None
+    host_tool = host_tool_name(event)
+    if listed(host_tool, settings.deny_tools):
+        return _deny_tool(event, host_tool, prefix)
+    if not is_shell(host_tool):
+        return None
+    command = event.tool_input.get("command")
+    if not isinstance(command, str):
+        return None
+    if len(command.encode("utf-8", "surrogatepass")) < settings.min_command_bytes:
+        return None
+    from ctxmode.hooks.routing import route_pre_tool_use
+    from ctxmode.platforms._common import redirect_reason
+
+    decision = route_pre_tool_use(event, prefix, True)
+    if decision is None:
+        return None
+    if decision.is_command_redirect:  # the host runs the arguments it has: deny with the guidance
+        return Decision(ev.DENY, reason=redirect_reason(decision), meta=decision.meta)
+    if decision.action in (ev.DENY, ev.ASK):  # a permission rule; no one to ask mid-call
+        return Decision(ev.DENY, reason=decision.reason or "Blocked by permission rules.")
+    return None  # a tip the host cannot show
+
+
+def _deny_tool(event: HookEvent, host_tool: str, prefix: str) -> Decision:
+    from ctxmode.hooks import guidance
+
+    if canonical_tool_name(event.tool) == "WebFetch":
+        url = event.tool_input.get("url")
+        return Decision.deny(guidance.webfetch_deny(prefix, url if isinstance(url, str) else ""))
+    return Decision.deny(
+        f"ctxmode: {host_tool} is turned off here. Run the work inside {prefix}ctx_execute "
+        f"(or {prefix}ctx_batch_execute for several commands) and print only what you need; "
+        f"for web pages use {prefix}ctx_fetch_and_index(url, source), then {prefix}ctx_search."
+    )
+
+
+def post_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision | None:
+    """Tier 2: a replace-output decision for an oversized successful result, else None.
+
+    `event.tool_output` is the host-free view of what the tool returned (`ToolResult`).
+    """
+    result = event.tool_output
+    if not isinstance(result, ToolResult) or result.is_error:
+        return None  # a failed result passes through exactly as the host made it
+    if not applies(event, settings) or not prefix:
+        return None
+    if not listed(host_tool_name(event), settings.truncate_tools):
+        return None
+    if len(result.text.encode("utf-8", "surrogatepass")) <= settings.max_result_bytes:
+        return None
+    from ctxmode.hooks.cut_output import cut
+
+    note = _read_note(event, settings, prefix)
+    return cut(event, result, prefix, host_tool_name(event), note=note)
+
+
+def _read_note(event: HookEvent, settings: Settings, prefix: str) -> str:
+    """Guidance for a read of a file over `readThresholdBytes` ("" otherwise)."""
+    if canonical_tool_name(event.tool) != "Read":
+        return ""
+    path = event.tool_input.get("file_path")
+    if not isinstance(path, str) or not path:
+        return ""
+    if not os.path.isabs(path) and event.project_dir:
+        path = os.path.join(event.project_dir, path)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return ""
+    if size <= settings.read_threshold_bytes:
+        return ""
+    return (
+        f"This file is {size:,} bytes. Read only the lines you will edit (offset/limit); to "
+        f"analyze it use {prefix}ctx_execute_file(path, language, code)."
+    )
+
+
+def routing_section(prefix: str) -> str:
+    """The routing block for the system prompt ("" while our server is not detected)."""
+    if not prefix:
+        return ""
+    from ctxmode.hooks.routing_block import routing_block, routing_mode
+
+    return routing_block(prefix, routing_mode())
+
+
+def _capture(event: HookEvent) -> None:
+    """Session continuity: record the call, with the text the host rendered as its output."""
+    from ctxmode.session.capture import capture_tool_call, guarded
+
+    result = event.tool_output
+    if isinstance(result, ToolResult):
+        event.tool_output = result.text
+        try:
+            guarded(capture_tool_call, event)
+        finally:
+            event.tool_output = result
+    else:
+        guarded(capture_tool_call, event)
+
+
+def handle(event: HookEvent) -> Decision | None:
+    """The decision for one plugin-host event (None: the host carries on untouched)."""
+    settings = Settings(event.raw.get("config"))
+    prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
+    if event.event == ev.PRE_TOOL_USE:
+        return pre_tool_use(event, settings, prefix)
+    if event.event == ev.POST_TOOL_USE:
+        if not event.agent_id or settings.intercept_subagent:
+            _capture(event)
+        return post_tool_use(event, settings, prefix)
+    if event.event == ev.SESSION_START:
+        text = routing_section(prefix) if settings.enabled else ""
+        return Decision.add_context(text) if text else None
+    return None

@@ -1,0 +1,345 @@
+"""DSH (DeepSeek Harness): a JS plugin bundle in a profile, forwarding to our Python rules.
+
+DSH loads in-process ES-module plugins, not command hooks. Our bundle (package data under
+`ctxmode/plugins/dsh/`) listens on `tools/pre-execute` (deny; the arguments are frozen,
+so nothing can be rewritten), `tools/post-execute` (replace what the model sees) and adds
+a system-prompt section; each listener sends the call to `ctxmode hook dsh <event>` or to
+the long-lived `ctxmode._bridge` child, and returns our answer as DSH's own decision
+object. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
+
+The shim's payload (the plugin-host bridge protocol): `tool` (DSH's name), `input`,
+`callId`, `sessionId`, `cwd`, `agentId` (set for a subagent's call), `tools` (the names in
+DSH's tool registry), `config` (the plugin's validated `Config`), and for post-execute
+`result` = `{content, isError, value}` (`value` with long strings dropped).
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks.jsonout import dumps
+from ctxmode.hooks.plugin_rules import ToolResult
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import canonical_tool_name
+
+PLATFORM_ID = "dsh"
+EVENTS = {
+    "pre-execute": ev.PRE_TOOL_USE,
+    "post-execute": ev.POST_TOOL_USE,
+    "system-prompt": ev.SESSION_START,
+}
+TRUNCATED_MARKER = "[output truncated; full output: "
+EXIT_MARKER = "[exit code: "
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    payload = payload if isinstance(payload, dict) else {}
+    canonical = EVENTS.get(host_event, "")
+    tool = fields.text(payload, "tool")
+    arguments = payload.get("input")
+    return HookEvent(
+        PLATFORM_ID,
+        canonical,
+        host_event=host_event,
+        tool=canonical_tool_name(tool),  # bash, and pwsh on Windows, route as the shell
+        tool_input=dict(arguments) if isinstance(arguments, dict) else {},
+        tool_output=tool_result(payload.get("result")) if canonical == ev.POST_TOOL_USE else None,
+        session_id=fields.session_id(payload),
+        project_dir=fields.project_dir(payload),
+        source="startup",
+        agent_id=fields.text(payload, "agentId"),
+        raw=payload,
+    )
+
+
+def _text(content: object) -> str:
+    """DSH's result content (a list of text blocks) as one text."""
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and isinstance(block.get("text"), str)
+    )
+
+
+def tool_result(result: object) -> ToolResult:
+    """A result as DSH renders it; for bash the exit code and the spilled stdout file.
+
+    DSH's bash keeps the last 64,000 bytes of stdout, writes the whole stream to a file
+    and renders `<tail>\\n\\n[output truncated; full output: PATH]\\n[stderr]\\n…\\n[exit code: N]`.
+    """
+    result = result if isinstance(result, dict) else {}
+    text = _text(result.get("content"))
+    value = fields.obj(result, "value")
+    code = value.get("exitCode")
+    exit_code = code if isinstance(code, int) and not isinstance(code, bool) else _exit_code(text)
+    spilled = fields.text(fields.obj(value, "stdout"), "spillPath")
+    after = ""
+    marker = text.rfind(TRUNCATED_MARKER)
+    if marker >= 0:
+        end = text.find("]", marker)
+        spilled = spilled or text[marker + len(TRUNCATED_MARKER) : end]
+        after = text[end + 1 :].lstrip("\n") if end >= 0 else ""
+    return ToolResult(
+        text,
+        is_error=result.get("isError") is True,
+        exit_code=exit_code,
+        full_stdout_path=spilled if marker >= 0 else "",
+        after_stdout=after,
+    )
+
+
+def _exit_code(text: str) -> int | None:
+    start = text.rfind(EXIT_MARKER)
+    if start < 0:
+        return None
+    digits = text[start + len(EXIT_MARKER) :].split("]", 1)[0]
+    try:
+        return int(digits)
+    except ValueError:
+        return None
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """DSH's decision object, as JSON, for the shim to return; "" means carry on (`next()`)."""
+    if decision is None:
+        return HookOutput()
+    if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
+        return HookOutput(
+            dumps({"kind": "deny", "reason": decision.reason or "Blocked by ctxmode."})
+        )
+    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
+        content = [{"type": "text", "text": decision.context}]
+        return HookOutput(dumps({"kind": "accept", "content": content}))
+    if event.event == ev.SESSION_START and decision.action == ev.CONTEXT:
+        return HookOutput(dumps({"section": decision.context}))
+    return HookOutput()
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+BUNDLE = "ctxmode-dsh"  # our bundle's package name in a profile
+MCP_ROW_ID = "context-mode"
+BUNDLE_FILES = ("package.json", "cordis.patch.yml", "index.js")  # plus the shared bridge.js
+LAUNCH_FILE = "ctxmode.json"  # how the shim starts Python: written by setup, no placeholders
+DEFAULT_PROFILE = "desktop"
+NOTE = (
+    "DSH loads the ctxmode bundle and the context-mode MCP server on its next start; "
+    "tune it under the `ctxmode` row of the profile's cordis.patch.yml."
+)
+
+
+def dsh_home() -> str:
+    import os
+
+    return os.path.abspath(os.path.expanduser(os.environ.get("DSH_HOME") or "~/.dsh"))
+
+
+def profiles(chosen: tuple[str, ...] = ()) -> list[str]:
+    """The profiles to set up: those chosen, else every existing one, else `desktop`."""
+    import os
+
+    if chosen:
+        return list(dict.fromkeys(chosen))
+    root = os.path.join(dsh_home(), "profiles")
+    try:
+        found = sorted(
+            name
+            for name in os.listdir(root)
+            if os.path.isfile(os.path.join(root, name, "package.json"))
+        )
+    except OSError:
+        found = []
+    return found or [DEFAULT_PROFILE]
+
+
+def profile_dir(profile: str) -> str:
+    import os
+
+    from ctxmode.platforms._install import InstallError
+
+    if not profile or profile in (".", "..") or "/" in profile or "\\" in profile:
+        raise InstallError(f"{profile!r} is not a DSH profile name")
+    return os.path.join(dsh_home(), "profiles", profile)
+
+
+def config_paths(project_dir: str = "", chosen: tuple[str, ...] = ()) -> dict[str, str]:
+    import os
+
+    found = {}
+    for profile in profiles(chosen):
+        base = profile_dir(profile)
+        found[f"{profile}:package"] = os.path.join(base, "package.json")
+        found[f"{profile}:patch"] = os.path.join(base, "cordis.patch.yml")
+        found[f"{profile}:bundle"] = os.path.join(base, "node_modules", BUNDLE)
+    return found
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    from ctxmode.platforms._install import hook_lines
+
+    return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
+
+
+def launch_config(hook_prefix: str) -> str:
+    """`ctxmode.json`: the argv of the per-call hook and of the long-lived bridge."""
+    import json
+    import os
+    import shlex
+
+    from ctxmode import paths
+
+    hook = shlex.split(hook_prefix)
+    bridge = [part.replace("ctxmode._hook", "ctxmode._bridge") for part in hook]
+    launch = {
+        "hook": [*hook, PLATFORM_ID],
+        "bridge": [*bridge, PLATFORM_ID],
+        "log": os.path.join(paths.logs_dir(), "plugin-errors.log"),
+    }
+    return json.dumps(launch, indent=2) + "\n"
+
+
+def mcp_row(server_command: list[str]) -> str:
+    """Our MCP mount, one JSON flow row of the profile's patch list (YAML accepts JSON)."""
+    import json
+
+    config = {
+        "serverName": MCP_ROW_ID,
+        "transport": "stdio",
+        "command": server_command[0],
+        "args": server_command[1:],
+        "failOnStartupError": False,
+    }
+    row = {"id": MCP_ROW_ID, "name": "@deepseek-ai/dsh-mcp-client", "config": config}
+    return "- " + json.dumps({"insert": [row]}, ensure_ascii=False)
+
+
+def _is_our_row(line: str) -> bool:
+    return line.startswith('- {"insert": [{"id": "' + MCP_ROW_ID + '"') and "ctxmode" in line
+
+
+def _patch_without_ours(text: str) -> str:
+    kept = [line for line in text.splitlines(keepends=True) if not _is_our_row(line.rstrip("\n"))]
+    result = "".join(kept)
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in kept):
+        result = result.rstrip("\n") + ("\n" if result.strip() else "") + "[]\n"  # stays an array
+    return result
+
+
+def _patch_with_row(text: str, row: str) -> str:
+    """The patch list with our row last; an empty flow list `[]` gives way to block rows."""
+    lines = _patch_without_ours(text).splitlines(keepends=True)
+    lines = [line for line in lines if line.strip() != "[]"]
+    body = "".join(lines)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + row + "\n"
+
+
+def _bundle_changes(directory: str, hook_prefix: str, remove: bool) -> list:
+    import os
+    from importlib.resources import files
+
+    from ctxmode.platforms._install import Change, read_text
+
+    source = files("ctxmode.plugins")
+    wanted = {name: (source / "dsh" / name).read_text(encoding="utf-8") for name in BUNDLE_FILES}
+    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
+    wanted[LAUNCH_FILE] = launch_config(hook_prefix)
+    changes = []
+    for name, text in wanted.items():
+        path = os.path.join(directory, name)
+        changes.append(Change(path, read_text(path), None if remove else text))
+    return changes
+
+
+def _package_edit(remove: bool):
+    from ctxmode.platforms._install import InstallError
+
+    def edit(document: dict, path: str) -> None:
+        dsh = document.setdefault("dsh", {})
+        profile = dsh.setdefault("profile", {}) if isinstance(dsh, dict) else None
+        bundles = profile.setdefault("bundles", []) if isinstance(profile, dict) else None
+        if not isinstance(bundles, list):
+            raise InstallError(
+                f"{path}: `dsh.profile.bundles` is not a list; fix it first, nothing changed"
+            )
+        kept = [name for name in bundles if name != BUNDLE]
+        profile["bundles"] = kept if remove else [*kept, BUNDLE]
+
+    return edit
+
+
+def _profile_changes(
+    profile: str, hook_prefix: str, server_command: list[str], remove: bool
+) -> list:
+    import os
+
+    from ctxmode.platforms._install import Change, dump_json, json_change, read_text
+
+    base = profile_dir(profile)
+    package = os.path.join(base, "package.json")
+    patch = os.path.join(base, "cordis.patch.yml")
+    if remove and not os.path.exists(package):
+        return []
+    if os.path.exists(package):
+        changes = [json_change(package, _package_edit(remove))]
+    else:  # a profile DSH has not made yet (the desktop app's): its minimal layout
+        skeleton = {"name": f"dsh-profile-{profile}", "private": True, "dependencies": {}}
+        _package_edit(remove)(skeleton, package)
+        changes = [Change(os.path.join(base, "cordis.yml"), None, "[]\n"),
+                   Change(package, None, dump_json(skeleton))]  # fmt: skip
+    before = read_text(patch)
+    after = (
+        _patch_without_ours(before or "")
+        if remove
+        else _patch_with_row(before or "[]\n", mcp_row(server_command))
+    )
+    if remove and before is None:
+        after = None
+    changes.append(Change(patch, before, after))
+    directory = os.path.join(base, "node_modules", BUNDLE)
+    changes += _bundle_changes(directory, hook_prefix, remove)
+    return changes
+
+
+def install_changes(
+    hook_prefix: str, server_command: list[str], project_dir: str = "", chosen: tuple[str, ...] = ()
+) -> list:
+    changes = []
+    for profile in profiles(chosen):
+        changes += _profile_changes(profile, hook_prefix, server_command, remove=False)
+    return changes
+
+
+def uninstall_changes(project_dir: str = "", chosen: tuple[str, ...] = ()) -> list:
+    changes = []
+    for profile in profiles(chosen):
+        changes += _profile_changes(profile, "", [], remove=True)
+    return changes
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="DSH (DeepSeek Harness)",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"mcp__{server}__",  # the rules detect it per call anyway
+    can_deny=True,
+    can_modify_input=False,  # a call's arguments are frozen
+    can_replace_output=True,
+    can_inject_context=True,  # the system-prompt section
+    plugin_host=True,
+    installer=Installer(
+        scopes=("user",),
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=NOTE,
+        profiles=True,
+    ),
+)

@@ -1,0 +1,100 @@
+// ctxmode for DSH (DeepSeek Harness): a thin shim over ctxmode's Python rules.
+//
+// tools/pre-execute: ask Python; a `{kind: 'deny', reason}` answer is returned as is.
+// tools/post-execute: let later listeners run, then ask Python; a `{kind: 'accept',
+// content}` answer replaces what the model sees (never for a failed result: Python skips
+// those). A system-prompt section carries the routing block with the tool names DSH
+// really offers. Every decision is made in Python (`ctxmode hook dsh <event>`); when it
+// fails or is slow, the call proceeds untouched and the failure is logged.
+import Schema from '@deepseek-ai/schemastery'
+import { createBridge, readLaunch } from './bridge.js'
+
+export const name = 'ctxmode-dsh'
+export const inject = ['tools', 'systemPrompt']
+
+export const Config = Schema.object({
+  enabled: Schema.boolean().default(true).description('Off: DSH behaves natively (the MCP server stays mounted).'),
+  denyTools: Schema.array(Schema.string()).default(['web_fetch']).description('Tools denied before they run.'),
+  truncateTools: Schema.array(Schema.string()).default(['pwsh', 'read', 'grep', 'glob'])
+    .description('Tools whose oversized results become a notice (bash counts as pwsh).'),
+  maxResultBytes: Schema.natural().default(20000).description('Results up to this size pass through.'),
+  minCommandBytes: Schema.natural().default(0).description('Shell commands shorter than this skip routing.'),
+  readThresholdBytes: Schema.natural().default(50000).description('A read of a bigger file gets guidance.'),
+  interceptSubagent: Schema.boolean().default(false).description('Also route subagents\' calls.'),
+  sectionOrder: Schema.number().default(3090).description('Where the routing section goes (MCP servers: 3100).'),
+  serverName: Schema.string().default('').description('The ctxmode MCP server; empty: detect it.'),
+})
+
+const TIMEOUT_MS = { 'pre-execute': 3000, 'post-execute': 20000, 'system-prompt': 3000 }
+const MAX_VALUE_STRING = 1024 // long strings of a result's value (the output again) stay home
+
+function toolNames(ctx) {
+  try { return [...ctx.tools.view().visible.keys()] } catch { return [] }
+}
+
+function briefValue(value) {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(JSON.stringify(value, (key, item) =>
+      typeof item === 'string' && item.length > MAX_VALUE_STRING ? undefined : item))
+  } catch { return undefined }
+}
+
+function callPayload(ctx, config, exec) {
+  const agent = exec.agent || {}
+  const subagent = (agent.options?.subagentDepth ?? 0) > 0
+  return {
+    tool: exec.name,
+    input: exec.arguments,
+    callId: exec.callId,
+    sessionId: agent.session?.id ?? agent.id ?? '',
+    agentId: subagent ? String(agent.id ?? 'subagent') : '',
+    cwd: process.cwd(),
+    tools: toolNames(ctx),
+    config,
+  }
+}
+
+export function apply(ctx, config) {
+  let bridge
+  try {
+    bridge = createBridge(readLaunch(import.meta.url), 'dsh', process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+  } catch (error) {
+    console.warn(`ctxmode: not active (${error}); run \`ctxmode setup dsh\` again`)
+    return
+  }
+  ctx.effect(() => () => bridge.close())
+
+  ctx.on('tools/pre-execute', async (exec, next) => {
+    if (!config.enabled) return next()
+    const answer = await bridge.ask('pre-execute', callPayload(ctx, config, exec), TIMEOUT_MS['pre-execute'])
+    if (answer?.kind === 'deny' && typeof answer.reason === 'string') return { kind: 'deny', reason: answer.reason }
+    return next()
+  })
+
+  ctx.on('tools/post-execute', async (exec, result, next) => {
+    const decision = await next()
+    if (!config.enabled || decision?.kind !== 'accept' || Object.hasOwn(decision, 'content') || Object.hasOwn(decision, 'value')) return decision
+    const payload = callPayload(ctx, config, exec)
+    payload.result = { content: result.content, isError: result.isError === true, value: briefValue(result.value) }
+    const answer = await bridge.ask('post-execute', payload, TIMEOUT_MS['post-execute'])
+    if (result.isError || answer?.kind !== 'accept' || !Array.isArray(answer.content)) return decision
+    return { ...decision, content: answer.content }
+  })
+
+  let section = { key: null, text: '' }
+  ctx.effect(() => ctx.systemPrompt.section({
+    name: 'ctxmode-routing',
+    order: config.sectionOrder,
+    text: () => {
+      if (!config.enabled) return ''
+      const tools = toolNames(ctx)
+      const key = tools.join('\n')
+      if (section.key !== key) {
+        const answer = bridge.askSync('system-prompt', { tools, config, cwd: process.cwd() }, TIMEOUT_MS['system-prompt'])
+        section = { key, text: typeof answer?.section === 'string' ? answer.section : '' }
+      }
+      return section.text
+    },
+  }))
+}
