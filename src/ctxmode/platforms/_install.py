@@ -32,6 +32,7 @@ class Change:
     path: str
     before: str | None  # None: the file does not exist
     after: str | None  # None: delete the file
+    owned: bool = False  # a file only ctxmode writes: no backup; its emptied directory goes too
 
     @property
     def changed(self) -> bool:
@@ -374,13 +375,18 @@ def apply(change: Change) -> None:
         return
     path = change.path
     mode = None
-    if change.before is not None:
+    if change.before is not None and not change.owned:
         mode = os.stat(path).st_mode & 0o777
         with open(path, "rb") as source, open(path + BACKUP_SUFFIX, "wb") as backup:
             backup.write(source.read())
     if change.after is None:
         if os.path.exists(path):
             os.remove(path)
+        if change.owned:
+            try:
+                os.rmdir(os.path.dirname(path))
+            except OSError:  # not empty (yet): the last of our files removes it
+                pass
         return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"

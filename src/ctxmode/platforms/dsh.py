@@ -251,7 +251,7 @@ def _bundle_changes(directory: str, hook_prefix: str, remove: bool) -> list:
     changes = []
     for name, text in wanted.items():
         path = os.path.join(directory, name)
-        changes.append(Change(path, read_text(path), None if remove else text))
+        changes.append(Change(path, read_text(path), None if remove else text, owned=True))
     return changes
 
 
