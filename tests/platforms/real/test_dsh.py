@@ -1,0 +1,150 @@
+"""The real DeepSeek Harness (`dsh headless`), offline, with what `ctxmode setup dsh` wrote.
+
+One scripted session runs with the adapter, then the same first turn runs again after
+`ctxmode setup dsh --uninstall`: what the model received is compared call by call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, ToolCall, call, reply
+from support.host_checks import named_tools_exist, offered_our_tools, tool_named_in
+from support.hosts import HOSTS_DIR, HostRun, HostWorld, pypi_python
+
+OUR_NAME = "mcp__context-mode__{tool}"
+ANY_OUR_TOOL = r"mcp__context-mode__ctx_\w+"
+NEEDLE = "NEEDLE-from-the-middle-4242"
+NOTICE_BYTES = 2048
+
+
+def dsh_binary() -> Path:
+    return pypi_python("dsh", (3, 10)).parent / "dsh"
+
+
+def dsh_env(world: HostWorld, model: FakeModel | None = None) -> dict[str, str]:
+    extra = {
+        "DSH_HOME": str(world.root / "dsh-home"),
+        "DSH_PERMISSION_MODE": "danger-full-access",
+        "DSH_TELEMETRY_MODE": "DISABLED",
+        # The runtime unpacks ~84 MB of native addons on first start: once per clone.
+        "PKG_NATIVE_CACHE_PATH": str(HOSTS_DIR / "pypi" / "dsh" / "pkg-cache"),
+    }
+    if model is not None:
+        extra.update(DEEPSEEK_BASE_URL=f"{model.url}/anthropic", DEEPSEEK_API_KEY="sk-fake")
+    return world.env(**extra)
+
+
+def dsh(world: HostWorld, model: FakeModel) -> HostRun:
+    run = world.run(
+        [dsh_binary(), "headless", "do the task"], env=dsh_env(world, model), timeout=180
+    )
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def setup(world: HostWorld, *options: str) -> None:
+    done = ctx(
+        "setup", "dsh", "--profile", "headless", *options, cwd=world.work, env=dsh_env(world)
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def results_by_call(request: Request) -> dict[str, tuple[str, bool]]:
+    """tool_use id -> (the text the model read, is_error), over the whole conversation."""
+    found = {}
+    for message in request.body.get("messages", []):
+        for block in message.get("content", []) if isinstance(message.get("content"), list) else []:
+            if block.get("type") == "tool_result":
+                content = block.get("content", "")
+                text = content if isinstance(content, str) else "".join(
+                    part.get("text", "") for part in content
+                )  # fmt: skip
+                found[block["tool_use_id"]] = (text, bool(block.get("is_error")))
+    return found
+
+
+def first_turn(work: Path) -> Reply:
+    big = work / "big.log"
+    lines = [
+        f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
+    ]
+    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
+    big.write_text("\n".join(lines) + "\n")
+    assert big.stat().st_size > 290_000
+    calls = {
+        "fetch": ("web_fetch", {"url": "https://example.com/docs"}),
+        "curl": ("bash", {"command": "curl -s https://example.com/docs", "description": "fetch"}),
+        "big": ("bash", {"command": "cat big.log", "description": "show the log"}),
+        "small": ("bash", {"command": "echo small-output", "description": "echo"}),
+        "nonzero": ("bash", {"command": "ls missing-dir", "description": "list"}),
+        "missing": ("read", {"file_path": str(work / "missing.txt")}),
+    }
+    return Reply(tool_calls=[ToolCall(name, {**args}) for name, args in calls.values()])
+
+
+CALL_KEYS = ("fetch", "curl", "big", "small", "nonzero", "missing")
+
+
+def by_key(request: Request) -> dict[str, tuple[str, bool]]:
+    """The first turn's results in call order (tool_use ids are the fake model's)."""
+    results = list(results_by_call(request).values())
+    return dict(zip(CALL_KEYS, results[: len(CALL_KEYS)], strict=True))
+
+
+def search_the_label(request: Request) -> Reply:
+    notice = by_key(request)["big"][0]
+    name = tool_named_in(notice, r"mcp__[\w-]+__ctx_search\b")
+    label = re.search(r'source="([^"]+)"', notice).group(1)
+    return call(name, queries=[NEEDLE], source=label)
+
+
+def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) -> None:
+    dsh_binary()
+    env = dsh_env(world)
+    os.makedirs(env["DSH_HOME"], exist_ok=True)
+    made = world.run([dsh_binary(), "headless", "--dump-config"], env=env)  # makes the profile
+    assert made.returncode == 0, made.describe()
+    setup(world)
+
+    with world.fake_model([first_turn(world.work), search_the_label, reply("done")]) as model:
+        dsh(world, model)
+    first, after_tools, after_search = model.main_requests
+    offered_our_tools(first, OUR_NAME)
+    system = first.system()
+    assert system.count("<ctxmode_routing>") == 1
+    assert system.index("<ctxmode_routing>") < system.index("## MCP resource servers")
+    named_tools_exist(system, ANY_OUR_TOOL, first)
+
+    ours = by_key(after_tools)
+    for key in ("fetch", "curl"):
+        text, is_error = ours[key]
+        assert is_error and "ctxmode" in text, text
+        named_tools_exist(text, ANY_OUR_TOOL, after_tools)
+    notice, is_error = ours["big"]
+    assert not is_error and len(notice.encode()) <= NOTICE_BYTES, notice
+    assert "processed batch 0 ok" in notice and "processed batch 5699 ok" in notice
+    named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
+    found, _ = list(results_by_call(after_search).values())[-1]
+    assert NEEDLE in found
+
+    setup(world, "--uninstall")
+    with world.fake_model([first_turn(world.work), reply("done")]) as model:
+        dsh(world, model)
+    native_first, native = model.main_requests[0], by_key(model.main_requests[1])
+    assert "<ctxmode_routing>" not in native_first.system()
+    assert not [name for name in native_first.tool_names() if "ctx_" in name]
+    for key in ("small", "nonzero", "missing"):  # untouched by the adapter: byte-identical
+        assert ours[key] == native[key], key
+    assert native["nonzero"][1] is False and native["missing"][1] is True
+    assert "ctxmode" not in native["fetch"][0] and "ctxmode" not in native["curl"][0]
+    assert len(native["big"][0].encode()) > 40_000  # DSH's own cut: tens of KB reach the model
+    profile = Path(env["DSH_HOME"]) / "profiles" / "headless"
+    assert (
+        json.loads((profile / "package.json").read_text())["dsh"]["profile"]["bundles"][-1]
+        != "ctxmode-dsh"
+    )
