@@ -42,7 +42,8 @@ function briefValue(value) {
 
 function callPayload(ctx, config, exec) {
   const agent = exec.agent || {}
-  const subagent = (agent.options?.subagentDepth ?? 0) > 0
+  const header = agent.session?.header ?? {}
+  const subagent = (agent.options?.subagentDepth ?? 0) > 0 || header.origin === 'subagent' || Boolean(header.parentSession)
   return {
     tool: exec.name,
     input: exec.arguments,
