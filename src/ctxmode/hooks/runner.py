@@ -10,6 +10,7 @@ produces another exit code.
 from __future__ import annotations
 
 import os
+import time
 
 from ctxmode import paths
 from ctxmode.vocab.event import HookEvent, HookOutput
@@ -24,8 +25,6 @@ ERROR_LOG = "hook-errors.log"
 
 
 def log_error(platform_id: str, host_event: str, message: str) -> None:
-    import time
-
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     paths.append_log(
         ERROR_LOG, f"[{stamp}Z] pid={os.getpid()} {platform_id} {host_event}: {message}"
@@ -57,6 +56,7 @@ def read_payload(read_stdin: Callable[[], bytes], platform_id: str, host_event: 
 
 def run(platform: Platform, host_event: str, read_stdin: Callable[[], bytes]) -> HookOutput:
     """Answer `ctxmode hook <platform.id> <host_event>` for the payload `read_stdin` returns."""
+    started = time.perf_counter()
     host_event = host_event.lower()
     if host_event not in platform.events:
         output = noop(platform, host_event)
@@ -75,6 +75,9 @@ def run(platform: Platform, host_event: str, read_stdin: Callable[[], bytes]) ->
         output = platform.render(event, decision)
         if not isinstance(output, HookOutput):
             raise TypeError(f"render returned {type(output).__name__}, not HookOutput")
+        from ctxmode.hooks import tally
+
+        tally.record(event, decision, started)  # for `ctxmode insight`; never raises
         return output
     except BaseException as error:  # a hook answers no matter what
         if isinstance(error, KeyboardInterrupt):
