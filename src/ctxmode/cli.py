@@ -92,3 +92,4 @@ register(
 register("index", "ctxmode.commands.index", "Index a file, directory or stdin for search.")
 register("search", "ctxmode.commands.search", "Search the project's knowledge base.")
 register("purge", "ctxmode.commands.purge", "Delete everything indexed for this project.")
+register("insight", "ctxmode.commands.insight", "Open a local dashboard of what was kept out.")

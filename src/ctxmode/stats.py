@@ -16,6 +16,13 @@ from ctxmode import db
 
 # Claude Code cuts Bash output at 30,000 characters; other hosts cut similarly or earlier.
 DEFAULT_HOST_OUTPUT_CAP = 30_000
+BYTES_PER_TOKEN = 4
+TOKEN_RULE = "tokens are estimated as bytes / 4 (about four bytes of English or code per token)"
+
+
+def estimated_tokens(byte_count: int) -> int:
+    """An estimate, never a count: no tokenizer of the host's model runs here."""
+    return byte_count // BYTES_PER_TOKEN
 
 
 def host_output_cap() -> int:
@@ -110,7 +117,7 @@ def render_report(rows: list[ToolTotals], title: str) -> str:
     returned = sum(r.bytes_returned for r in rows)
     lines.append(
         f"Total: {sum(r.calls for r in rows)} calls, {_size(returned)} returned to context, "
-        f"{_size(kept)} kept out (~{kept // 4:,} tokens, approximate: bytes/4)."
+        f"{_size(kept)} kept out (~{estimated_tokens(kept):,} tokens; {TOKEN_RULE})."
     )
     lines.append(
         "Kept out = what the host would have shown (capped at its output limit) minus what "

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 
-from ctxmode import __version__, stats
+from ctxmode import __version__, purging, stats
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
 
@@ -53,34 +52,17 @@ def handle_purge(state: ServerState, args: dict) -> Reply:
         if not session_id:
             raise a.ArgumentError("scope 'session' needs 'sessionId'")
         with state.database() as conn:
-            removed = purge_session(conn, session_id)
+            removed = purging.purge_session(conn, session_id)
         return Reply(f"Purged session {session_id}: {removed} rows removed.", saves_context=False)
     if session_id:
         raise a.ArgumentError("ambiguous: 'sessionId' given with scope 'project'; drop one")
-    with state.knowledge() as kb:
-        sources = kb.purge()
-        removed = purge_project_rows(kb.conn)
+    with state.database() as conn:
+        sources, removed = purging.purge_project(conn)
     return Reply(
         f"Purged the project's knowledge base ({sources} sources) and {removed} session, "
         "event and statistics rows.",
         saves_context=False,
     )
-
-
-def purge_session(conn: sqlite3.Connection, session_id: str) -> int:
-    from ctxmode.session import purge_rows
-
-    return purge_rows(conn, session_id)
-
-
-def purge_project_rows(conn: sqlite3.Connection) -> int:
-    from ctxmode import db
-    from ctxmode.session import purge_rows
-
-    removed = purge_rows(conn, None)
-    with db.write_transaction(conn):
-        removed += conn.execute("DELETE FROM tool_calls").rowcount
-    return removed
 
 
 def handle_insight(state: ServerState, args: dict) -> Reply:
@@ -89,6 +71,7 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
         rows = stats.totals(kb.conn)
     size = sum(s.byte_count for s in sources)
     lines = [
+        _dashboard_line(state.project_root),
         f"Project: {state.project_root}",
         f"Knowledge base: {len(sources)} sources, {sum(s.chunk_count for s in sources)} sections, "
         f"{size / 1024:.1f} KB indexed.",
@@ -100,7 +83,19 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
     kept = sum(r.bytes_kept_out for r in rows)
     lines.append(
         f"Tool calls: {sum(r.calls for r in rows)}; kept out of context: {kept / 1024:.1f} KB "
-        f"(~{kept // 4:,} tokens)."
+        f"(~{stats.estimated_tokens(kept):,} tokens, estimated)."
     )
     lines.append(f"Server: ctxmode {__version__} on Python {sys.version.split()[0]}.")
     return Reply("\n".join(lines), saves_context=False)
+
+
+def _dashboard_line(project_root: str) -> str:
+    """The running dashboard's URL (started if none runs), opened on this project."""
+    from ctxmode import project
+    from ctxmode.insight import serve
+
+    try:
+        url = serve.ensure_running(project_root)
+    except (RuntimeError, OSError) as error:
+        return f"Dashboard: could not start ({error}); run `ctxmode insight` in a terminal."
+    return f"Dashboard (open in a browser): {url}&project={project.project_key(project_root)}"

@@ -204,7 +204,7 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "ctx_insight",
         "title": "Insight report",
-        "description": "A short report on this project's knowledge base and tool use.",
+        "description": "A short project report and the URL of a local dashboard (started if none runs).",
         "inputSchema": _obj({}),
         "annotations": (True, False, True, False),
     },

@@ -588,14 +588,21 @@ class KnowledgeBase:
         source: str | None = None,
         content_type: str | None = None,
         snippet_chars: int = 1500,
+        mark_used: bool = True,
     ) -> list[QueryResult]:
-        """For each query, the best `limit` chunks with snippets around the matching lines."""
+        """For each query, the best `limit` chunks with snippets around the matching lines.
+
+        `mark_used=False` searches without writing: no stale-file refresh, no last-use mark
+        (for readers of a read-only connection, such as the dashboard).
+        """
         if content_type not in (None, "code", "prose"):
             raise StoreInputError(f"content type must be code or prose, not {content_type!r}")
         limit = max(1, int(limit))
-        self._maybe_refresh()
+        if mark_used:
+            self._maybe_refresh()
         results = [self._search_one(q, limit, source, content_type, snippet_chars) for q in queries]
-        self._touch({hit.chunk_id for r in results for hit in r.hits})
+        if mark_used:
+            self._touch({hit.chunk_id for r in results for hit in r.hits})
         return results
 
     def _search_one(

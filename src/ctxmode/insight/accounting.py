@@ -1,0 +1,115 @@
+"""The overview's figures: bytes kept out of the context per day, tool and host, and what was steered.
+
+Two measured sources, disjoint by construction: MCP tool calls of our server
+(`tool_calls`, kept-out already capped at what the host would have shown) and Tier-2
+output replacements recorded by the hook tally (only other servers' MCP tools are ever
+replaced, so no byte is counted twice; the same cap rule is applied). Redirects, denies
+and nudges are COUNTED: what a stopped request would have returned is unknown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ctxmode import stats
+from ctxmode.insight.hooklog import HookCall
+from ctxmode.insight.projects import Scope
+
+MCP_HOST = "MCP server (host not recorded)"
+STEERED_ACTIONS = {"modify": "redirected", "deny": "denied", "ask": "asked", "context": "nudged"}
+
+
+@dataclass
+class Measured:
+    """Measured bytes for one group: output handled, returned to the model, kept out."""
+
+    calls: int = 0
+    processed: int = 0
+    returned: int = 0
+    kept_out: int = 0
+    returned_of_handled: int = 0  # returned by calls that handled output (the share's numerator)
+
+    def add(
+        self, calls: int, processed: int, returned: int, kept_out: int, returned_of_handled: int
+    ) -> None:
+        self.calls += calls
+        self.processed += processed
+        self.returned += returned
+        self.kept_out += kept_out
+        self.returned_of_handled += returned_of_handled
+
+    @property
+    def tokens(self) -> int:
+        return stats.estimated_tokens(self.kept_out)
+
+    @property
+    def share_reached(self) -> float | None:
+        """Returned / handled, over calls that handled output (None when none did)."""
+        return self.returned_of_handled / self.processed if self.processed else None
+
+
+@dataclass
+class Overview:
+    total: Measured = field(default_factory=Measured)
+    by_day: dict[str, Measured] = field(default_factory=lambda: defaultdict(Measured))
+    by_tool: dict[str, Measured] = field(default_factory=lambda: defaultdict(Measured))
+    by_host: dict[str, Measured] = field(default_factory=lambda: defaultdict(Measured))
+    # (host, tool, what happened, rule) -> how many times; no bytes attached
+    steered: dict[tuple[str, str, str, str], int] = field(default_factory=lambda: defaultdict(int))
+    steered_by_day: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    token_rule: str = stats.TOKEN_RULE
+
+
+def _add_tool_calls(overview: Overview, scope: Scope) -> None:
+    for _, conn in scope.connections():
+        rows = conn.execute(
+            "SELECT date(at, 'unixepoch'), tool, count(*), sum(bytes_processed), "
+            "sum(bytes_returned), sum(bytes_kept_out), "
+            "sum(CASE WHEN bytes_processed > 0 THEN bytes_returned ELSE 0 END) "
+            "FROM tool_calls GROUP BY 1, 2"
+        )
+        for day, tool, calls, processed, returned, kept, handled_returned in rows:
+            for group in (
+                overview.total,
+                overview.by_day[day],
+                overview.by_tool[tool],
+                overview.by_host[MCP_HOST],
+            ):
+                group.add(calls, processed, returned, kept, handled_returned)
+
+
+def day_of(timestamp: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
+
+
+def _add_hook_calls(overview: Overview, calls: list[HookCall]) -> None:
+    for call in calls:
+        if call.action == "replace_output":
+            kept = stats.kept_out(call.bytes_in, call.bytes_out)
+            tool = f"{call.tool} (output replaced by the hook)"
+            for group in (
+                overview.total,
+                overview.by_day[day_of(call.at)],
+                overview.by_tool[tool],
+                overview.by_host[call.host],
+            ):
+                group.add(1, call.bytes_in, call.bytes_out, kept, call.bytes_out)
+        elif call.action in STEERED_ACTIONS and call.kind:
+            what = STEERED_ACTIONS[call.action]
+            overview.steered[(call.host, call.tool, what, call.kind)] += 1
+            overview.steered_by_day[day_of(call.at)] += 1
+        elif call.action in ("deny", "ask"):  # a permission rule: no routing kind
+            what = STEERED_ACTIONS[call.action]
+            overview.steered[(call.host, call.tool, what, "permission rule")] += 1
+            overview.steered_by_day[day_of(call.at)] += 1
+
+
+def overview(scope: Scope, hook_calls: list[HookCall]) -> Overview:
+    """Figures for `scope`; `hook_calls` must already be the scope's own calls."""
+    result = Overview()
+    _add_tool_calls(result, scope)
+    _add_hook_calls(result, hook_calls)
+    return result

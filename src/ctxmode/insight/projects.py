@@ -1,0 +1,116 @@
+"""The projects of a data root, each opened read-only: the dashboard never writes through these.
+
+A project is one `<data root>/projects/<key>.db`; its root directory is the one the
+database recorded in `meta`. Connections use SQLite's `mode=ro`, so even a bug in a
+page cannot change what the hooks and the MCP server stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from ctxmode import paths, schema
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Project:
+    key: str  # the database file's name without `.db`
+    root: str  # the project directory the database belongs to ("" if it never said)
+    db_path: str
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.root.rstrip("/")) or self.key
+
+
+def connect_read_only(db_path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        f"file:{quote(db_path)}?mode=ro", uri=True, timeout=5.0, check_same_thread=False
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _recorded_root(db_path: str) -> str | None:
+    """The project root a database recorded; None if it is not a current ctxmode database."""
+    try:
+        with contextlib.closing(connect_read_only(db_path)) as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != len(schema.MIGRATIONS):
+                return None
+            row = conn.execute("SELECT value FROM meta WHERE key = 'project_root'").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else ""
+
+
+def discover(data_root: str | None = None) -> list[Project]:
+    """Every readable, current project database under the data root, by root directory."""
+    directory = os.path.join(data_root or paths.data_root(), "projects")
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".db"))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        db_path = os.path.join(directory, name)
+        root = _recorded_root(db_path)
+        if root is not None:
+            found.append(Project(name[: -len(".db")], root, db_path))
+    return sorted(found, key=lambda p: (p.root, p.key))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one page shows: one project, or every project of the data root (`key` "all")."""
+
+    key: str
+    projects: tuple[Project, ...]
+
+    @property
+    def is_all(self) -> bool:
+        return self.key == ALL
+
+    def connections(self) -> Iterator[tuple[Project, sqlite3.Connection]]:
+        """Each project with a read-only connection, closed when the caller moves on."""
+        for item in self.projects:
+            try:
+                conn = connect_read_only(item.db_path)
+            except sqlite3.Error:
+                continue
+            try:
+                yield item, conn
+            finally:
+                conn.close()
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(p.key for p in self.projects)
+
+
+def owner_of(directory: str, known: list[Project]) -> Project | None:
+    """The project whose root holds `directory` (the deepest such root), if any."""
+    holders = [
+        item
+        for item in known
+        if (root := item.root.rstrip("/"))
+        and (directory == root or directory.startswith(root + "/"))
+    ]
+    return max(holders, key=lambda item: len(item.root.rstrip("/")), default=None)
+
+
+def scope_for(key: str, known: list[Project]) -> Scope:
+    if key == ALL:
+        return Scope(ALL, tuple(known))
+    chosen = tuple(p for p in known if p.key == key)
+    if not chosen:
+        raise LookupError(f"no project {key!r} in this data root")
+    return Scope(key, chosen)

@@ -1,0 +1,26 @@
+"""Deleting what ctxmode recorded for a project or one session (`ctx_purge`, the dashboard)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ctxmode import db
+
+
+def purge_session(conn: sqlite3.Connection, session_id: str) -> int:
+    """Delete one session's events, snapshot and indexed history; the number of rows removed."""
+    from ctxmode.session import purge_rows
+
+    return purge_rows(conn, session_id)
+
+
+def purge_project(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Empty the project's knowledge base, sessions and statistics: (sources, other rows) removed."""
+    from ctxmode.session import purge_rows
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    sources = KnowledgeBase(conn).purge()
+    removed = purge_rows(conn, None)
+    with db.write_transaction(conn):
+        removed += conn.execute("DELETE FROM tool_calls").rowcount
+    return sources, removed

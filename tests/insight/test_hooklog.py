@@ -1,0 +1,44 @@
+"""Reading the hook tally incrementally, and attributing its lines to projects."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ctxmode.insight.hooklog import HookLog
+from ctxmode.insight.projects import Project, owner_of
+
+
+def _line(**fields: object) -> bytes:
+    base = {"t": 1.0, "host": "claude-code", "ev": "pre_tool_use", "tool": "Bash", "ms": 1.5}
+    return (json.dumps({**base, **fields}) + "\n").encode()
+
+
+def test_new_lines_are_read_once_and_a_half_written_line_waits(tmp_path):
+    path = tmp_path / "hook-calls.jsonl"
+    path.write_bytes(_line(sid="a") + b"not json\n" + _line(sid="b")[:20])
+    log = HookLog(str(tmp_path))
+    assert [c.session_id for c in log.calls()] == ["a"]
+    with open(path, "ab") as handle:
+        handle.write(_line(sid="b")[20:] + _line(sid="c", act="deny", kind="webfetch-redirected"))
+    calls = log.calls()
+    assert [c.session_id for c in calls] == ["a", "b", "c"]
+    assert (calls[2].action, calls[2].kind, calls[2].bytes_in) == ("deny", "webfetch-redirected", 0)
+
+
+def test_a_rotation_keeps_the_older_calls_from_the_rotated_file(tmp_path):
+    path = tmp_path / "hook-calls.jsonl"
+    path.write_bytes(_line(sid="old"))
+    log = HookLog(str(tmp_path))
+    assert len(log.calls()) == 1
+    os.replace(path, str(path) + ".1")
+    path.write_bytes(_line(sid="new"))
+    assert [c.session_id for c in log.calls()] == ["old", "new"]
+
+
+def test_a_directory_belongs_to_the_deepest_project_holding_it():
+    outer, inner = Project("a", "/w/repo", "a.db"), Project("b", "/w/repo/sub", "b.db")
+    known = [outer, inner]
+    assert owner_of("/w/repo/sub/x", known) is inner
+    assert owner_of("/w/repo", known) is outer
+    assert owner_of("/w/repository", known) is None
