@@ -100,6 +100,8 @@ def test_the_overview_shows_the_databases_numbers(browser, dashboard, tmp_path):
     assert steered == {"bash-redirected": "1", "webfetch-redirected": "1"}
     text = browser.text()
     assert "bytes / 4" in text and "estimated" in text and "counted" in text
+    browser.open(dashboard["base"] + "/?project=all")  # the one project is the whole data root
+    assert browser.figures() == figures
 
 
 def test_the_sessions_pages_show_the_timeline_compaction_and_resume(browser, dashboard, tmp_path):

@@ -18,22 +18,23 @@ def test_new_lines_are_read_once_and_a_half_written_line_waits(tmp_path):
     path = tmp_path / "hook-calls.jsonl"
     path.write_bytes(_line(sid="a") + b"not json\n" + _line(sid="b")[:20])
     log = HookLog(str(tmp_path))
-    assert [c.session_id for c in log.calls()] == ["a"]
+    assert log.latency_samples() == {("", "claude-code", "pre_tool_use"): [1.5]}
+    assert log.decided() == []
     with open(path, "ab") as handle:
         handle.write(_line(sid="b")[20:] + _line(sid="c", act="deny", kind="webfetch-redirected"))
-    calls = log.calls()
-    assert [c.session_id for c in calls] == ["a", "b", "c"]
-    assert (calls[2].action, calls[2].kind, calls[2].bytes_in) == ("deny", "webfetch-redirected", 0)
+    assert log.latency_samples() == {("", "claude-code", "pre_tool_use"): [1.5, 1.5, 1.5]}
+    (denied,) = log.decided()
+    assert (denied.session_id, denied.kind, denied.bytes_in) == ("c", "webfetch-redirected", 0)
 
 
 def test_a_rotation_keeps_the_older_calls_from_the_rotated_file(tmp_path):
     path = tmp_path / "hook-calls.jsonl"
-    path.write_bytes(_line(sid="old"))
+    path.write_bytes(_line(sid="old", act="modify", kind="bash-redirected"))
     log = HookLog(str(tmp_path))
-    assert len(log.calls()) == 1
+    assert len(log.decided()) == 1
     os.replace(path, str(path) + ".1")
-    path.write_bytes(_line(sid="new"))
-    assert [c.session_id for c in log.calls()] == ["old", "new"]
+    path.write_bytes(_line(sid="new", act="deny", kind="webfetch-redirected"))
+    assert [c.session_id for c in log.decided()] == ["old", "new"]
 
 
 def test_a_directory_belongs_to_the_deepest_project_holding_it():

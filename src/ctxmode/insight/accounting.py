@@ -9,12 +9,15 @@ and nudges are COUNTED: what a stopped request would have returned is unknown.
 
 from __future__ import annotations
 
+import functools
+import sqlite3
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ctxmode import stats
 from ctxmode.insight.hooklog import HookCall
-from ctxmode.insight.projects import Scope
+from ctxmode.insight.projects import PerFileCache, Scope
 
 MCP_HOST = "MCP server (host not recorded)"
 STEERED_ACTIONS = {"modify": "redirected", "deny": "denied", "ask": "asked", "context": "nudged"}
@@ -61,38 +64,42 @@ class Overview:
     token_rule: str = stats.TOKEN_RULE
 
 
-def _add_tool_calls(overview: Overview, scope: Scope) -> None:
-    for _, conn in scope.connections():
-        rows = conn.execute(
-            "SELECT date(at, 'unixepoch'), tool, count(*), sum(bytes_processed), "
-            "sum(bytes_returned), sum(bytes_kept_out), "
-            "sum(CASE WHEN bytes_processed > 0 THEN bytes_returned ELSE 0 END) "
-            "FROM tool_calls GROUP BY 1, 2"
-        )
+def _tool_call_days(conn: sqlite3.Connection) -> list[tuple]:
+    """(day, tool, calls, handled, returned, kept out, returned by calls that handled output)."""
+    return conn.execute(  # whole days since the epoch: integer maths, not date()
+        "SELECT CAST(at / 86400 AS INTEGER), tool, count(*), sum(bytes_processed), "
+        "sum(bytes_returned), sum(bytes_kept_out), "
+        "sum(CASE WHEN bytes_processed > 0 THEN bytes_returned ELSE 0 END) "
+        "FROM tool_calls GROUP BY 1, 2"
+    ).fetchall()
+
+
+def _add_tool_calls(overview: Overview, scope: Scope, cache: PerFileCache) -> None:
+    for item, conn in scope.connections():
+        rows = cache.get(item.db_path, "tool-call-days", lambda c=conn: _tool_call_days(c))
         for day, tool, calls, processed, returned, kept, handled_returned in rows:
             for group in (
                 overview.total,
-                overview.by_day[day],
+                overview.by_day[day_of(day * 86400)],
                 overview.by_tool[tool],
                 overview.by_host[MCP_HOST],
             ):
                 group.add(calls, processed, returned, kept, handled_returned)
 
 
+@functools.lru_cache(maxsize=4096)
 def day_of(timestamp: float) -> str:
-    import time
-
     return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
 
 
-def _add_hook_calls(overview: Overview, calls: list[HookCall]) -> None:
-    for call in calls:
+def _add_hook_calls(overview: Overview, decided: list[HookCall]) -> None:
+    for call in decided:
         if call.action == "replace_output":
             kept = stats.kept_out(call.bytes_in, call.bytes_out)
             tool = f"{call.tool} (output replaced by the hook)"
             for group in (
                 overview.total,
-                overview.by_day[day_of(call.at)],
+                overview.by_day[day_of(call.at // 86400 * 86400)],
                 overview.by_tool[tool],
                 overview.by_host[call.host],
             ):
@@ -100,16 +107,16 @@ def _add_hook_calls(overview: Overview, calls: list[HookCall]) -> None:
         elif call.action in STEERED_ACTIONS and call.kind:
             what = STEERED_ACTIONS[call.action]
             overview.steered[(call.host, call.tool, what, call.kind)] += 1
-            overview.steered_by_day[day_of(call.at)] += 1
+            overview.steered_by_day[day_of(call.at // 86400 * 86400)] += 1
         elif call.action in ("deny", "ask"):  # a permission rule: no routing kind
             what = STEERED_ACTIONS[call.action]
             overview.steered[(call.host, call.tool, what, "permission rule")] += 1
-            overview.steered_by_day[day_of(call.at)] += 1
+            overview.steered_by_day[day_of(call.at // 86400 * 86400)] += 1
 
 
-def overview(scope: Scope, hook_calls: list[HookCall]) -> Overview:
-    """Figures for `scope`; `hook_calls` must already be the scope's own calls."""
+def overview(scope: Scope, decided: list[HookCall], cache: PerFileCache) -> Overview:
+    """Figures for `scope`; `decided` holds the hook calls of the scope that decided something."""
     result = Overview()
-    _add_tool_calls(result, scope)
-    _add_hook_calls(result, hook_calls)
+    _add_tool_calls(result, scope, cache)
+    _add_hook_calls(result, decided)
     return result

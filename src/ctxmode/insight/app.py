@@ -23,7 +23,15 @@ from starlette.routing import Route
 from ctxmode import stats
 from ctxmode.insight import accounting, charts, hookhealth, hooklog, knowledge, sessions
 from ctxmode.insight.gate import TokenGate
-from ctxmode.insight.projects import ALL, Project, Scope, discover, owner_of, scope_for
+from ctxmode.insight.projects import (
+    ALL,
+    PerFileCache,
+    Project,
+    Scope,
+    discover,
+    owner_of,
+    scope_for,
+)
 
 SESSION_LIST_LIMIT = 500
 PAGES = (("/", "Overview"), ("/sessions", "Sessions"), ("/knowledge", "Knowledge base"),
@@ -46,7 +54,9 @@ class Dashboard:
         self.hook_log = hooklog.HookLog(logs)
         self.logs_dir = logs
         self.host_checks = hookhealth.HostChecks(self.default_root or os.getcwd())
-        self._owners: dict[str, str] = {}
+        self._owners: dict[str, str] = {}  # hook call directory -> project key ("" = none)
+        self._owners_for: list[Project] = []
+        self.cache = PerFileCache()
 
     def scope(self, request: Request) -> tuple[Scope, list[Project]]:
         self.last_request = time.monotonic()
@@ -58,19 +68,24 @@ class Dashboard:
         mine = [p for p in known if self.default_root and p.root == self.default_root]
         return mine[0].key if mine else ALL
 
-    def hook_calls(self, scope: Scope, known: list[Project]) -> list[hooklog.HookCall]:
-        """The tally's calls that belong to `scope` (all of them for the whole data root)."""
-        calls = self.hook_log.calls()
+    def in_scope(self, directory: str, scope: Scope, known: list[Project]) -> bool:
+        """Does a hook call made in `directory` belong to `scope`? (All of them do for "all".)"""
         if scope.is_all:
-            return calls
-        keys = scope.keys
-        return [c for c in calls if self._owner(c.project_dir, known) in keys]
-
-    def _owner(self, directory: str, known: list[Project]) -> str:
+            return True
+        if self._owners_for != known:  # a project appeared or went: attribute afresh
+            self._owners, self._owners_for = {}, list(known)
         if directory not in self._owners:
             found = owner_of(directory, known)
             self._owners[directory] = found.key if found else ""
-        return self._owners[directory]
+        return self._owners[directory] in scope.keys
+
+    def decided(self, scope: Scope, known: list[Project]) -> list[hooklog.HookCall]:
+        calls = self.hook_log.decided()
+        return [c for c in calls if self.in_scope(c.project_dir, scope, known)]
+
+    def latency_samples(self, scope: Scope, known: list[Project]) -> dict:
+        samples = self.hook_log.latency_samples()
+        return {k: v for k, v in samples.items() if self.in_scope(k[0], scope, known)}
 
 
 def size(n: float) -> str:
@@ -128,7 +143,7 @@ class Pages:
 
     async def overview(self, request: Request) -> Response:
         scope, known = self.d.scope(request)
-        figures = accounting.overview(scope, self.d.hook_calls(scope, known))
+        figures = accounting.overview(scope, self.d.decided(scope, known), self.d.cache)
         days = sorted(figures.by_day.items())
         tools = sorted(figures.by_tool.items(), key=lambda kv: kv[1].kept_out, reverse=True)
         hosts = sorted(figures.by_host.items(), key=lambda kv: kv[1].kept_out, reverse=True)
@@ -152,7 +167,7 @@ class Pages:
         detail = sessions.session_detail(scope_for(key, known), key, sid)
         if detail is None:
             return PlainTextResponse("no such session", status_code=404)
-        decided = [c for c in self.d.hook_log.calls() if c.session_id == sid and c.action]
+        decided = [c for c in self.d.hook_log.decided() if c.session_id == sid]
         return self.render(
             "session.html", request, scope, known, detail=detail, decided=decided[-200:]
         )
@@ -168,11 +183,11 @@ class Pages:
 
     async def hooks_page(self, request: Request) -> Response:
         scope, known = self.d.scope(request)
-        calls = self.d.hook_calls(scope, known)
+        latencies = hookhealth.latencies(self.d.latency_samples(scope, known))
         return self.render(
-            "hooks.html", request, scope, known, latencies=hookhealth.latencies(calls),
+            "hooks.html", request, scope, known, latencies=latencies,
             errors=hooklog.error_lines(self.d.logs_dir), checks=self.d.host_checks.get(),
-            calls=len(calls),
+            calls=latencies[0].calls if latencies else 0,
         )  # fmt: skip
 
     async def purge_confirm(self, request: Request) -> Response:

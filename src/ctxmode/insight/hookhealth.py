@@ -7,8 +7,6 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ctxmode.insight.hooklog import HookCall
-
 HOST_CHECK_TTL_S = 60.0  # doctor reads every host's config files: not on every page load
 
 
@@ -28,12 +26,13 @@ def percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))]
 
 
-def latencies(calls: list[HookCall]) -> list[Latency]:
-    """Per host and event, with an "all" row first; milliseconds inside the hook process."""
+def latencies(samples: dict[tuple[str, str, str], list[float]]) -> list[Latency]:
+    """Per host and event, with an "all" row first, from (dir, host, event) -> milliseconds."""
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for call in calls:
-        groups[(call.host, call.event)].append(call.ms)
-        groups[("all", "all")].append(call.ms)
+    for (_, host, event), values in samples.items():
+        groups[(host, event)].extend(values)
+    if groups:
+        groups[("all", "all")] = [ms for values in groups.values() for ms in values]
     rows = []
     for (host, event), values in groups.items():
         values.sort()

@@ -2,6 +2,8 @@
 
 The tally only grows between rotations, so a `HookLog` keeps what it parsed and reads
 just the bytes appended since; a rotation (the file shrank or changed inode) starts over.
+It keeps only what pages use (the calls that decided something, and timings by group),
+so a page never walks tens of thousands of calls.
 Unparseable lines (a half-written last line, a foreign edit) are skipped.
 """
 
@@ -52,24 +54,32 @@ def _parse(line: bytes) -> HookCall | None:
         return None
 
 
+LatencyKey = tuple[str, str, str]  # (project dir, host, event)
+
+
 class _File:
-    """One log file read incrementally: parsed calls, and where reading stopped."""
+    """One log file read incrementally, kept as what the pages need: the calls that decided
+    something (few), and every call's milliseconds grouped by directory, host and event."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.identity: tuple[int, int] | None = None
+        self._reset(None)
+
+    def _reset(self, identity: tuple[int, int] | None) -> None:
+        self.identity = identity
         self.offset = 0
-        self.calls: list[HookCall] = []
+        self.decided: list[HookCall] = []
+        self.ms: dict[LatencyKey, list[float]] = {}
 
     def refresh(self) -> None:
         try:
             info = os.stat(self.path)
         except OSError:
-            self.identity, self.offset, self.calls = None, 0, []
+            self._reset(None)
             return
         identity = (info.st_dev, info.st_ino)
         if identity != self.identity or info.st_size < self.offset:
-            self.identity, self.offset, self.calls = identity, 0, []
+            self._reset(identity)
         if info.st_size == self.offset:
             return
         with open(self.path, "rb") as handle:
@@ -78,24 +88,41 @@ class _File:
         complete = data.rfind(b"\n") + 1  # a line still being written waits for next time
         for line in data[:complete].splitlines():
             call = _parse(line)
-            if call is not None:
-                self.calls.append(call)
+            if call is None:
+                continue
+            self.ms.setdefault((call.project_dir, call.host, call.event), []).append(call.ms)
+            if call.action:
+                self.decided.append(call)
         self.offset += complete
 
 
 class HookLog:
-    """Every call in the tally, oldest first, re-read cheaply on each `calls()`."""
+    """The tally (rotated file first), re-read cheaply: only appended bytes are parsed."""
 
     def __init__(self, logs_dir: str) -> None:
         path = os.path.join(logs_dir, LOG_NAME)
         self._files = (_File(path + ".1"), _File(path))
         self._lock = threading.Lock()
 
-    def calls(self) -> list[HookCall]:
+    def _refresh(self) -> None:
+        for item in self._files:
+            item.refresh()
+
+    def decided(self) -> list[HookCall]:
+        """Calls that redirected, denied, nudged or replaced something, oldest first."""
         with self._lock:
+            self._refresh()
+            return [call for item in self._files for call in item.decided]
+
+    def latency_samples(self) -> dict[LatencyKey, list[float]]:
+        """Every call's in-process milliseconds by (project dir, host, event)."""
+        with self._lock:
+            self._refresh()
+            merged: dict[LatencyKey, list[float]] = {}
             for item in self._files:
-                item.refresh()
-            return [call for item in self._files for call in item.calls]
+                for key, values in item.ms.items():
+                    merged.setdefault(key, []).extend(values)
+            return merged
 
 
 def error_lines(logs_dir: str, most: int = 50) -> list[str]:

@@ -10,13 +10,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TypeVar
 from urllib.parse import quote
 
 from ctxmode import paths, schema
 
 ALL = "all"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class Scope:
             finally:
                 conn.close()
 
-    @property
+    @cached_property
     def keys(self) -> frozenset[str]:
         return frozenset(p.key for p in self.projects)
 
@@ -105,6 +109,40 @@ def owner_of(directory: str, known: list[Project]) -> Project | None:
         and (directory == root or directory.startswith(root + "/"))
     ]
     return max(holders, key=lambda item: len(item.root.rstrip("/")), default=None)
+
+
+class PerFileCache:
+    """Results computed from a database, reused until its file or write-ahead log changes.
+
+    Every commit touches the `-wal` file (and a checkpoint the main file), so their sizes
+    and modification times tell whether anything could have changed.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], tuple[tuple, object]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _state(db_path: str) -> tuple:
+        state = []
+        for path in (db_path, db_path + "-wal"):
+            try:
+                info = os.stat(path)
+                state.append((info.st_ino, info.st_size, info.st_mtime_ns))
+            except OSError:
+                state.append(None)
+        return tuple(state)
+
+    def get(self, db_path: str, name: str, compute: Callable[[], T]) -> T:
+        state = self._state(db_path)
+        with self._lock:
+            found = self._entries.get((db_path, name))
+        if found is not None and found[0] == state:
+            return found[1]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            self._entries[(db_path, name)] = (state, value)
+        return value
 
 
 def scope_for(key: str, known: list[Project]) -> Scope:
