@@ -82,18 +82,16 @@ def test_the_overview_shows_the_databases_numbers(browser, dashboard, tmp_path):
     figures = browser.figures()
     data_root = dashboard["data_root"]
     with contextlib.closing(_db(data_root)) as conn:
-        mcp_kept, mcp_in, mcp_out = conn.execute(
-            "SELECT sum(bytes_kept_out), sum(bytes_processed), "
-            "sum(CASE WHEN bytes_processed > 0 THEN bytes_returned ELSE 0 END) FROM tool_calls"
+        mcp_kept, mcp_out = conn.execute(
+            "SELECT sum(bytes_kept_out), sum(bytes_returned) FROM tool_calls"
         ).fetchone()
     replaced = [line for line in _tally(data_root) if line.get("act") == "replace_output"]
     hook_kept = sum(stats.kept_out(r["bytes_in"], r["bytes_out"]) for r in replaced)
     assert mcp_kept > 0 and hook_kept > 0  # both measured sources are exercised
     assert int(figures["kept-out-bytes"]) == mcp_kept + hook_kept
     assert int(figures["kept-out-tokens"]) == (mcp_kept + hook_kept) // 4
-    share = (mcp_out + sum(r["bytes_out"] for r in replaced)) / (
-        mcp_in + sum(r["bytes_in"] for r in replaced)
-    )
+    returned = mcp_out + sum(r["bytes_out"] for r in replaced)
+    share = returned / (returned + mcp_kept + hook_kept)
     assert float(figures["share-reached"]) == pytest.approx(share, abs=1e-4)
     assert int(figures["steered-count"]) == 2  # the curl and the WebFetch: counts, no bytes
     steered = browser.values("steered")

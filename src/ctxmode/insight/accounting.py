@@ -31,16 +31,12 @@ class Measured:
     processed: int = 0
     returned: int = 0
     kept_out: int = 0
-    returned_of_handled: int = 0  # returned by calls that handled output (the share's numerator)
 
-    def add(
-        self, calls: int, processed: int, returned: int, kept_out: int, returned_of_handled: int
-    ) -> None:
+    def add(self, calls: int, processed: int, returned: int, kept_out: int) -> None:
         self.calls += calls
         self.processed += processed
         self.returned += returned
         self.kept_out += kept_out
-        self.returned_of_handled += returned_of_handled
 
     @property
     def tokens(self) -> int:
@@ -48,8 +44,13 @@ class Measured:
 
     @property
     def share_reached(self) -> float | None:
-        """Returned / handled, over calls that handled output (None when none did)."""
-        return self.returned_of_handled / self.processed if self.processed else None
+        """Of what the model would have read (returned + kept out), the share it did read.
+
+        Not returned / handled: indexing a file handles bytes the model would never have
+        read raw, so that ratio would flatter us.
+        """
+        seen = self.returned + self.kept_out
+        return self.returned / seen if seen else None
 
 
 @dataclass
@@ -65,26 +66,24 @@ class Overview:
 
 
 def _tool_call_days(conn: sqlite3.Connection) -> list[tuple]:
-    """(day, tool, calls, handled, returned, kept out, returned by calls that handled output)."""
+    """(day, tool, calls, handled, returned, kept out) for each day and tool."""
     return conn.execute(  # whole days since the epoch: integer maths, not date()
         "SELECT CAST(at / 86400 AS INTEGER), tool, count(*), sum(bytes_processed), "
-        "sum(bytes_returned), sum(bytes_kept_out), "
-        "sum(CASE WHEN bytes_processed > 0 THEN bytes_returned ELSE 0 END) "
-        "FROM tool_calls GROUP BY 1, 2"
+        "sum(bytes_returned), sum(bytes_kept_out) FROM tool_calls GROUP BY 1, 2"
     ).fetchall()
 
 
 def _add_tool_calls(overview: Overview, scope: Scope, cache: PerFileCache) -> None:
     for item, conn in scope.connections():
         rows = cache.get(item.db_path, "tool-call-days", lambda c=conn: _tool_call_days(c))
-        for day, tool, calls, processed, returned, kept, handled_returned in rows:
+        for day, tool, calls, processed, returned, kept in rows:
             for group in (
                 overview.total,
                 overview.by_day[day_of(day * 86400)],
                 overview.by_tool[tool],
                 overview.by_host[MCP_HOST],
             ):
-                group.add(calls, processed, returned, kept, handled_returned)
+                group.add(calls, processed, returned, kept)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -96,14 +95,14 @@ def _add_hook_calls(overview: Overview, decided: list[HookCall]) -> None:
     for call in decided:
         if call.action == "replace_output":
             kept = stats.kept_out(call.bytes_in, call.bytes_out)
-            tool = f"{call.tool} (output replaced by the hook)"
+            tool = f"{call.tool} (hook)"
             for group in (
                 overview.total,
                 overview.by_day[day_of(call.at // 86400 * 86400)],
                 overview.by_tool[tool],
                 overview.by_host[call.host],
             ):
-                group.add(1, call.bytes_in, call.bytes_out, kept, call.bytes_out)
+                group.add(1, call.bytes_in, call.bytes_out, kept)
         elif call.action in STEERED_ACTIONS and call.kind:
             what = STEERED_ACTIONS[call.action]
             overview.steered[(call.host, call.tool, what, call.kind)] += 1
