@@ -11,6 +11,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from ctxmode.cli import cli
 from ctxmode.commands.setup import command
 from ctxmode.launch import fast_hook_prefix
 
@@ -73,8 +74,8 @@ def test_invalid_settings_are_left_untouched(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     settings = tmp_path / "settings.json"
     settings.write_text("{ not json")
-    result = CliRunner().invoke(command, ["claude-code"])
-    assert result.exit_code != 0 and "not valid JSON" in result.output
+    result = CliRunner().invoke(cli, ["setup", "claude-code"])  # errors are told by the group
+    assert result.exit_code == 1 and "not valid JSON" in result.output
     assert settings.read_text() == "{ not json"
 
 

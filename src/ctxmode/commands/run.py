@@ -15,7 +15,7 @@ from ctxmode.commands.session import opened, session_options, stop_outside_works
 from ctxmode.session.memory import audit
 from ctxmode.session.memory.config import config_path
 from ctxmode.session.memory.digest import render_digest
-from ctxmode.session.memory.inject import INJECT_MODES, InjectionError, block_file, prepare
+from ctxmode.session.memory.inject import INJECT_MODES, block_file, prepare
 from ctxmode.session.memory.resolve import context_block, ensure_session
 from ctxmode.session.memory.runner import RunResult, run_streaming
 from ctxmode.session.memory.store import MemoryStore
@@ -77,10 +77,7 @@ def _run(argv: list[str], block: str | None, inject: str, session: str) -> RunRe
         path = None
         if block is not None and inject == "env":
             path = stack.enter_context(block_file(block))
-        try:
-            launch = prepare(argv, block, inject, dict(os.environ), session, block_path=path)
-        except InjectionError as exc:
-            raise click.UsageError(str(exc)) from exc
+        launch = prepare(argv, block, inject, dict(os.environ), session, block_path=path)
         result = run_streaming(launch.argv, env=launch.env, stdin_data=launch.stdin_data)
     if result.launch_error:
         click.echo(f"ctxmode: {result.launch_error}", err=True)

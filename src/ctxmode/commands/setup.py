@@ -67,7 +67,7 @@ def command(
     platform: str, print_only: bool, project_dir: str, uninstall: bool, chosen: tuple[str, ...]
 ) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
-    from ctxmode.platforms._install import InstallError, apply
+    from ctxmode.platforms._install import apply
 
     host = load(platform)
     assert host is not None  # click.Choice admits registered ids only
@@ -77,13 +77,10 @@ def command(
     profiles = {"chosen": chosen} if installer.profiles else {}
     if chosen and not profiles:
         raise click.ClickException(f"{platform} has no profiles; run without --profile")
-    try:
-        if uninstall:
-            changes = installer.uninstall_changes(root, **profiles)
-        else:
-            changes = installer.install_changes(prefix, server_command(), root, **profiles)
-    except InstallError as error:
-        raise click.ClickException(str(error)) from None
+    if uninstall:  # an InstallError is reported like any other (see ctxmode.cli)
+        changes = installer.uninstall_changes(root, **profiles)
+    else:
+        changes = installer.install_changes(prefix, server_command(), root, **profiles)
     pending = [change for change in changes if change.changed]
     if print_only:
         _print_plan(installer, prefix, pending, uninstall)

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxmode import paths
-from ctxmode.errors import CtxmodeError
+from ctxmode.errors import EXIT_USAGE, CtxmodeError
 
 BLOCK_ENV = "CTX_BLOCK"
 BLOCK_FILE_ENV = "CTX_BLOCK_FILE"
@@ -32,6 +32,8 @@ _HEADROOM = 4096  # auxiliary vectors, alignment
 
 class InjectionError(CtxmodeError, ValueError):
     """The block cannot travel the chosen way (e.g. too large for an argument)."""
+
+    exit_code = EXIT_USAGE
 
 
 @dataclass(frozen=True)
