@@ -141,10 +141,10 @@ def test_a_file_that_passes_the_integrity_check_is_never_moved(tmp_path):
 def test_a_second_repair_leaves_the_replacement_alone(tmp_path):
     path = tmp_path / "x.db"
     path.write_bytes(b"garbage" * 1000)
-    conn, notice = salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None, "not a db")
+    conn, notice = salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None)
     assert conn is not None and "moved it aside" in (notice or "")
     conn.close()
-    assert salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None, "again") == (None, None)
+    assert salvage.replace_if_damaged(str(path), schema.MIGRATIONS, None) == (None, None)
     assert len(_aside(tmp_path)) == 1
 
 

@@ -226,10 +226,9 @@ def open_database(
             raise
         if not is_damage(exc) or not os.path.exists(path):
             raise storage_error(path, exc) from None
-        failure = exc
     from ctxmode import salvage as repair
 
-    conn, notice = repair.replace_if_damaged(path, migrations, salvage, str(failure))
+    conn, notice = repair.replace_if_damaged(path, migrations, salvage)
     if notice:
         _notices.append(notice)
     if conn is not None:
@@ -258,7 +257,7 @@ def storage_faults(
         if is_damage(exc) and os.path.exists(path):
             from ctxmode import salvage as repair
 
-            conn, notice = repair.replace_if_damaged(path, migrations, salvage, str(exc))
+            conn, notice = repair.replace_if_damaged(path, migrations, salvage)
             if conn is not None:
                 conn.close()
             if notice:

@@ -22,7 +22,7 @@ EMPTY_WINDOWS_TO_STOP = 64  # when the largest rowid itself is unreadable
 
 
 def replace_if_damaged(
-    path: str, migrations: Sequence[db.Migration], salvage: db.Salvage | None, reason: str
+    path: str, migrations: Sequence[db.Migration], salvage: db.Salvage | None
 ) -> tuple[sqlite3.Connection | None, str | None]:
     """(new connection, what was done) when `path` is damaged; (None, None) when it is not.
 
@@ -33,13 +33,13 @@ def replace_if_damaged(
         finding = confirmed_damage(path)
         if finding is None:
             return None, None
-        target = _move_aside(path, finding or reason)
+        target = _move_aside(path, finding)
         try:
             conn = db.open_and_migrate(path, migrations)
         except sqlite3.Error as exc:
             raise db.storage_error(path, exc) from None
         recovered = _recover(target, conn, salvage)
-    notice = f"database {path} was damaged ({finding or reason}): moved it aside to {target}; "
+    notice = f"database {path} was damaged ({finding}): moved it aside to {target}; "
     notice += recovered
     paths.append_log("db.log", f"[{time.strftime('%Y-%m-%dT%H:%M:%S')}] {notice}")
     return conn, notice
