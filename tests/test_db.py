@@ -13,6 +13,13 @@ from ctxmode.store.knowledge import KnowledgeBase
 from support.damage import damage_pages
 
 
+@pytest.fixture(autouse=True)
+def no_notices_left_behind():
+    """Recoveries here leave notices for the next command: take them, as a command would."""
+    yield
+    db.take_notices()
+
+
 def test_fresh_database_is_wal_and_migrated(tmp_path):
     conn = db.open_database(str(tmp_path / "x.db"), schema.MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
