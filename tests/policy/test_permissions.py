@@ -20,6 +20,7 @@ from ctxmode.policy.permissions import (
     is_read_allowed_outside_project,
     load_rules,
     parse_rule,
+    rules_root,
 )
 
 CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
@@ -298,6 +299,74 @@ def test_non_rule_strings_are_ignored() -> None:
 
 
 # -- tool calls (routing.md §7) ---------------------------------------------------------
+
+
+# -- the project root, whatever the current directory --------------------------------------
+
+
+def test_rules_root_is_the_nearest_ancestor_with_settings(project: Path) -> None:
+    project_settings(project, deny=["Bash(sudo:*)"])
+    deep = project / "a" / "b"
+    deep.mkdir(parents=True)
+    (project / "a" / ".git").mkdir()  # a nested repository (a submodule) below the settings
+    assert rules_root(str(deep)) == str(project)
+    assert rules_root(str(project)) == str(project)
+
+
+def test_rules_root_falls_back_to_the_version_control_root(project: Path) -> None:
+    (project / ".hg").mkdir()
+    deep = project / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert rules_root(str(deep)) == str(project)
+
+
+def test_rules_root_prefers_the_host_project_dir(project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert rules_root(str(elsewhere), host_dir=str(project)) == str(project)
+    assert rules_root(str(elsewhere), host_dir=str(tmp_path / "missing")) == str(elsewhere)
+
+
+def test_the_users_own_claude_dir_is_not_a_project(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    write_settings(home / ".claude" / "settings.json", deny=["Bash(sudo:*)"])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    work = home / "scratch" / "x"
+    work.mkdir(parents=True)
+    assert rules_root(str(work)) == str(work)
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "action"),
+    [
+        ("Bash", {"command": "sudo ls"}, "deny"),
+        ("Bash", {"command": "rm -rf /tmp/x"}, "deny"),
+        ("Bash", {"command": "git push origin main"}, "ask"),
+        ("ctx_execute", {"language": "shell", "code": "git push"}, "ask"),
+        ("ctx_execute_file", {"path": ".env", "language": "python", "code": "1"}, "deny"),
+        ("mcp__ctxmode__ctx_execute", {"language": "shell", "code": "sudo id"}, "deny"),
+    ],
+)
+def test_rules_hold_from_a_subdirectory(project: Path, tool, tool_input, action) -> None:
+    project_settings(
+        project, deny=["Bash(sudo:*)", "Bash(rm -rf *)", "Read(.env)"], ask=["Bash(git push:*)"]
+    )
+    (project / ".git").mkdir()
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    assert evaluate_tool_call(tool, tool_input, str(sub)).action == action
+    outside = project.parent / "outside"
+    outside.mkdir()
+    verdict = evaluate_tool_call(tool, tool_input, str(outside), host_dir=str(project))
+    assert verdict.action == action
+
+
+def test_host_read_paths_resolve_from_the_call_directory(project: Path) -> None:
+    project_settings(project, deny=["Read(./secrets/**)"])
+    sub = project / "secrets"
+    sub.mkdir()
+    verdict = evaluate_tool_call("Read", {"file_path": "key.pem"}, str(sub))
+    assert verdict.action == "deny"
 
 
 def test_bash_input_field_fallbacks(project: Path) -> None:

@@ -255,6 +255,24 @@ def test_deny_rules_in_project_settings_refuse_commands_and_reads(mcp_run, setti
     assert not is_error and "allowed-still" in text
 
 
+def test_ask_rules_refuse_with_a_way_to_run_it_through_the_host(mcp_run, settings_env):
+    project = mcp_run.project
+    write_project_settings(project, {"ask": ["Bash(git push:*)"]})
+
+    async def scenario(session):
+        pushed = await session.call("ctx_execute", language="shell", code="git push origin x")
+        computed = await session.call("ctx_execute", language="shell", code="$(echo git) push")
+        batch = await session.call("ctx_batch_execute", commands=["git push"], queries=["x"])
+        fine = await session.call("ctx_execute", language="shell", code="echo still-runs")
+        return pushed, computed, batch, fine
+
+    pushed, computed, batch, fine = mcp_run(scenario, env=settings_env)
+    for text, is_error in (pushed, computed, batch):
+        assert is_error and "require confirmation" in text and "own shell tool" in text, text
+    assert "Bash(git push:*)" in pushed[0] and "computed at run time" in computed[0]
+    assert not fine[1] and "still-runs" in fine[0]
+
+
 def test_background_process_is_detached_then_stopped_with_the_server(mcp_run, settings_env):
     async def scenario(session):
         return await session.call(

@@ -89,7 +89,7 @@ def _policy_loads() -> bool:
     return True
 
 
-def _policy_decision(tool: str, tool_input: dict, project_dir: str) -> Decision | None:
+def _policy_decision(tool: str, event: HookEvent) -> Decision | None:
     """Deny/ask from the user's permission rules; None when they allow or have no opinion.
 
     A broken policy module fails open (logged), unless CTXMODE_REQUIRE_SECURITY=1.
@@ -97,7 +97,9 @@ def _policy_decision(tool: str, tool_input: dict, project_dir: str) -> Decision 
     try:
         from ctxmode.policy.permissions import evaluate_tool_call
 
-        verdict = evaluate_tool_call(tool, tool_input, project_dir)
+        verdict = evaluate_tool_call(
+            tool, event.tool_input, event.project_dir, host_dir=event.host_project_dir
+        )
     except Exception as error:
         return _policy_unavailable(error)
     if verdict.action == "deny":
@@ -127,7 +129,7 @@ def _shell_command(tool_input: dict) -> str:
 
 def _route_bash(route: Route) -> Decision | None:
     event = route.event
-    verdict = _policy_decision("Bash", event.tool_input, event.project_dir)
+    verdict = _policy_decision("Bash", event)
     if verdict is not None:
         return verdict
     command = _shell_command(event.tool_input)
@@ -273,7 +275,7 @@ def _route_own_tool(route: Route, name: str) -> Decision | None:
     if name not in ("ctx_execute", "ctx_execute_file", "ctx_batch_execute"):
         return None
     event = route.event
-    verdict = _policy_decision(name, event.tool_input, event.project_dir)
+    verdict = _policy_decision(name, event)
     if verdict is not None:
         return verdict
     if not route.pin_cwd or not event.project_dir or isinstance(event.tool_input.get("cwd"), str):

@@ -189,6 +189,7 @@ def snake_event(
         tool_output=first_present(payload, output_keys),
         session_id=fields.session_id(payload, session_env),
         project_dir=fields.project_dir(payload, project_env),
+        host_project_dir=fields.env_dir(project_env),
         prompt=prompt_text(payload.get("prompt")),
         source=_source(canonical, payload),
         agent_id=fields.text(payload, "agent_id", "agent_type"),

@@ -14,7 +14,10 @@ Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that 
   character); relative globs are anchored at the project, `~` is the home directory, `//x`
   is the absolute `/x` (`/x` is tried both absolute and project-relative).
 
-Deny beats ask beats allow, across all files (so a project deny beats a user allow and a
+The rules are those of the project root, whatever directory the call comes from: the
+host's project dir when it names one, else the nearest ancestor of the call's directory
+holding `.claude/settings*.json`, else the nearest version-control root (`rules_root`),
+plus the user's settings. Deny beats ask beats allow, across all files (so a project deny beats a user allow and a
 user deny beats a project allow). Case-insensitive on macOS and Windows. Standard library
 only, and nothing heavier than `os` unless a settings file exists (`_json` parses it; `re`
 is used only to scan non-shell code for shell escapes).
@@ -104,16 +107,45 @@ NO_OPINION = PolicyVerdict()
 
 # -- settings files ---------------------------------------------------------------------
 
+SETTINGS_NAMES = ("settings.local.json", "settings.json")
+VCS_MARKERS = (".git", ".hg", ".svn", ".jj", ".bzr")
+
+
+def rules_root(start: str, host_dir: str = "") -> str:
+    """The project whose settings apply to a call made from directory `start`: `host_dir`
+    (the host's project-dir variable) when it is a directory, else the nearest ancestor of
+    `start` holding `.claude/settings*.json` (the user's own `~/.claude` does not count),
+    else the nearest version-control root, else `start` itself."""
+    if "\0" in start or "\0" in host_dir:
+        raise ValueError(f"directory name contains a NUL character: {start!r}")
+    if host_dir and os.path.isdir(host_dir):
+        return os.path.abspath(host_dir)
+    if not start:
+        return start
+    user_claude = os.path.abspath(os.path.dirname(user_settings_file()))
+    start = os.path.abspath(start)
+    vcs_root = ""
+    current = start
+    while True:
+        claude = os.path.join(current, ".claude")
+        if claude != user_claude and any(
+            os.path.isfile(os.path.join(claude, name)) for name in SETTINGS_NAMES
+        ):
+            return current
+        if not vcs_root and any(os.path.exists(os.path.join(current, m)) for m in VCS_MARKERS):
+            vcs_root = current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return vcs_root or start
+        current = parent
+
 
 def settings_files(project_dir: str) -> list[str]:
     """The settings files consulted for a project, highest precedence first."""
     files = []
     if project_dir:
         claude = os.path.join(project_dir, ".claude")
-        files += [
-            os.path.join(claude, "settings.local.json"),
-            os.path.join(claude, "settings.json"),
-        ]
+        files += [os.path.join(claude, name) for name in SETTINGS_NAMES]
     return [*files, user_settings_file()]
 
 
@@ -347,12 +379,12 @@ def _star_match(pattern: str, text: str) -> bool:
 # -- Read rules -------------------------------------------------------------------------
 
 
-def evaluate_read(path: str, rules: RuleSet, project_dir: str) -> PolicyVerdict:
-    """Deny / ask / allow for reading `path` (tried as given, resolved against the project,
-    and as its realpath), or no opinion."""
+def evaluate_read(path: str, rules: RuleSet, project_dir: str, cwd: str = "") -> PolicyVerdict:
+    """Deny / ask / allow for reading `path` (tried as given, resolved against `cwd` or
+    else the project, and as its realpath), or no opinion."""
     if not rules.has_tool("Read") or not isinstance(path, str) or not path:
         return NO_OPINION
-    candidates = _path_candidates(path, project_dir)
+    candidates = _path_candidates(path, cwd or project_dir)
     roots = _roots(project_dir)
     for action in (DENY, ASK):
         for rule in rules.select("Read", action):
@@ -543,19 +575,25 @@ def fail_closed_reason(problem: str) -> str:
 
 
 def evaluate_tool_call(
-    tool: str, tool_input: dict, project_dir: str, global_files: list[str] | None = None
+    tool: str,
+    tool_input: dict,
+    project_dir: str,
+    global_files: list[str] | None = None,
+    host_dir: str = "",
 ) -> PolicyVerdict:
-    """The policy verdict for one tool call, loading the rules for `project_dir` (and
-    `global_files` instead of the Claude user file when given, see `load_rules`).
+    """The policy verdict for one tool call made from directory `project_dir`, with the
+    rules of its project root (`rules_root(project_dir, host_dir)`) and `global_files`
+    instead of the Claude user file when given (see `load_rules`). Relative Read paths
+    are resolved against `project_dir`, where the host resolves them.
 
     Fail-open: if the rules cannot be loaded or evaluated the answer is "no opinion" (logged),
     unless CTXMODE_REQUIRE_SECURITY=1, which denies every call (any tool) until it is fixed.
     """
     try:
-        rules = load_rules(project_dir, global_files)
+        rules = load_rules(rules_root(project_dir, host_dir), global_files)
         if rules.errors and require_security():
             return PolicyVerdict(DENY, reason=fail_closed_reason(rules.errors[0]))
-        return evaluate_with_rules(tool, tool_input, rules)
+        return evaluate_with_rules(tool, tool_input, rules, cwd=project_dir)
     except Exception as error:  # a policy bug must never break the host's tool call
         problem = f"{type(error).__name__}: {error}"
         paths.append_log(LOG_NAME, f"policy evaluation failed for {tool!r}: {problem}")
@@ -574,8 +612,12 @@ def own_tool_name(tool: str) -> str:
     return leaf if leaf in OWN_TOOLS else tool
 
 
-def evaluate_with_rules(tool: str, tool_input: dict, rules: RuleSet) -> PolicyVerdict:
-    """`evaluate_tool_call` over already-loaded rules (pure apart from path resolution)."""
+def evaluate_with_rules(
+    tool: str, tool_input: dict, rules: RuleSet, cwd: str = ""
+) -> PolicyVerdict:
+    """`evaluate_tool_call` over already-loaded rules (pure apart from path resolution).
+    Our own tools resolve relative paths against the project root, the host's Read
+    against `cwd` (default: the project root)."""
     if not rules.rules:
         return NO_OPINION
     tool_input = tool_input if isinstance(tool_input, dict) else {}
@@ -583,7 +625,7 @@ def evaluate_with_rules(tool: str, tool_input: dict, rules: RuleSet) -> PolicyVe
         return evaluate_bash(_first_string(tool_input, ("command", "cmd", "CommandLine")), rules)
     if tool == "Read":
         path = _first_string(tool_input, ("file_path", "path", "AbsolutePath", "FilePath"))
-        return evaluate_read(path, rules, rules.project_dir)
+        return evaluate_read(path, rules, rules.project_dir, cwd)
     name = own_tool_name(tool)
     if name not in OWN_TOOLS:
         return _bare_rule_verdict(tool, rules)

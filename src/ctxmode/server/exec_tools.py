@@ -71,6 +71,13 @@ def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | 
     verdict = evaluate_tool_call(tool, tool_input, state.project_root)
     if verdict.action == "deny":
         return Reply(f"Blocked by permission rule {verdict.rule}: {verdict.reason}", is_error=True)
+    if verdict.action == "ask":  # an MCP tool cannot ask the user: the host's shell can
+        return Reply(
+            f"Not run: the user's permission rules require confirmation. {verdict.reason}"
+            f" {tool} cannot ask the user. Run this command with your own shell tool instead"
+            " (not through ctxmode), where the user is asked to confirm it.",
+            is_error=True,
+        )
     return None
 
 
@@ -125,7 +132,7 @@ def handle_execute(state: ServerState, args: dict) -> Reply:
 
 
 def handle_execute_file(state: ServerState, args: dict) -> Reply:
-    from ctxmode.policy.permissions import is_read_allowed_outside_project, load_rules
+    from ctxmode.policy.permissions import is_read_allowed_outside_project, load_rules, rules_root
     from ctxmode.sandbox import run_file
 
     path = a.as_str(args, "path")
@@ -136,7 +143,7 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
     )
     if refusal:
         return refusal
-    rules = load_rules(state.project_root)
+    rules = load_rules(rules_root(state.project_root))
     run = run_file(
         path,
         language,

@@ -169,6 +169,11 @@ def _check_read_allowed(state: ServerState, path: str) -> None:
     verdict = evaluate_tool_call("Read", {"file_path": path}, state.project_root)
     if verdict.action == "deny":
         raise a.ArgumentError(f"reading {path} is denied by {verdict.rule}")
+    if verdict.action == "ask":  # an MCP tool cannot ask the user: the host's Read can
+        raise a.ArgumentError(
+            f"reading {path} requires the user's confirmation ({verdict.rule}) and ctx_index"
+            " cannot ask; read it with your own file-reading tool, where the user is asked"
+        )
 
 
 # --- ctx_fetch_and_index ----------------------------------------------------------------

@@ -41,6 +41,7 @@ class HookEvent:
         "agent_id",
         "event",
         "host_event",
+        "host_project_dir",
         "platform",
         "project_dir",
         "prompt",
@@ -64,6 +65,7 @@ class HookEvent:
         tool_output: object = None,
         session_id: str = "",
         project_dir: str = "",
+        host_project_dir: str = "",
         prompt: str = "",
         source: str = "",
         agent_id: str = "",
@@ -78,6 +80,9 @@ class HookEvent:
         self.tool_output = tool_output
         self.session_id = session_id
         self.project_dir = project_dir
+        # the project dir the host names in its environment (CLAUDE_PROJECT_DIR, ...):
+        # where the permission rules live even when `project_dir` (the call's cwd) moved
+        self.host_project_dir = host_project_dir
         self.prompt = prompt
         self.source = source  # SessionStart: startup | resume | compact | clear
         self.agent_id = agent_id  # set for subagent calls

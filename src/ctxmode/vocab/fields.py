@@ -59,11 +59,19 @@ def project_dir(payload: dict, env_names: tuple[str, ...] = ()) -> str:
     roots = payload.get("workspace_roots")
     if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
         return roots[0]
-    for name in env_names:
-        value = os.environ.get(name)
-        if value:
-            return value
+    found = env_dir(env_names)
+    if found:
+        return found
     try:
         return os.getcwd()
     except OSError:  # the cwd was deleted under us
         return ""
+
+
+def env_dir(env_names: tuple[str, ...]) -> str:
+    """The first of the host's project-dir variables that is set, else ""."""
+    for name in env_names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return ""
