@@ -33,7 +33,23 @@ def pre_tool_use_event(platform_id: str) -> str:
     return next(name for name, canonical in platform.events.items() if canonical == "pre_tool_use")
 
 
+# Plugin hosts have no recorded hook payload: the shim's payload, as its module documents.
+PLUGIN_PAYLOADS = {
+    "dsh": {
+        "tool": "bash",
+        "input": {"command": "ls -la"},
+        "cwd": "/p",
+        "sessionId": "s1",
+        "tools": ["bash", "mcp__ctxmode__ctx_execute"],
+    },
+}
+
+
 def shell_payload(platform_id: str, command: str, directory: Path) -> str:
+    if platform_id in PLUGIN_PAYLOADS:
+        text = json.dumps(PLUGIN_PAYLOADS[platform_id])
+        text = text.replace('"ls -la"', json.dumps(command))
+        return text.replace('"/p"', json.dumps(str(directory)))
     name = SHELL_FIXTURE.get(platform_id, "pretooluse-bash-ls")
     text = (FIXTURES / platform_id / f"{name}.json").read_text(encoding="utf-8")
     for original in FIXTURE_COMMANDS:
