@@ -243,3 +243,29 @@ def test_the_long_lived_bridge_answers_like_the_per_call_hook():
 def test_the_bridge_exits_at_once_on_an_empty_stdin():
     done = subprocess.run(bridge_command(), input="", capture_output=True, timeout=30, check=False)
     assert done.returncode == 0 and done.stdout == b""
+
+
+# ------------------------------------------------------------------ session memory
+
+
+def test_a_compaction_brings_back_the_last_request_in_the_guide_section(tmp_path: Path):
+    session = {"sessionId": "s-compact", "cwd": str(tmp_path), "tools": TOOLS, "config": {}}
+    prompt = [{"type": "text", "text": "fix the flaky login test in auth_spec"}]
+    assert answer("user-prompt", {**session, "prompt": prompt}) is None
+    edit = payload("edit", {"file_path": str(tmp_path / "auth_spec.py")}, **session,
+                   result=result("edited"))  # fmt: skip
+    assert answer("post-execute", edit) is None
+    assert answer("pre-compact", session) is None
+    guide = answer("compacted", session)["section"]
+    assert "fix the flaky login test in auth_spec" in guide
+    assert f"{PREFIX}ctx_search" in guide
+
+
+def test_session_memory_is_off_when_disabled_or_for_a_subagent(tmp_path: Path):
+    base = {"sessionId": "s-off", "cwd": str(tmp_path), "tools": TOOLS}
+    prompt = [{"type": "text", "text": "remember this request"}]
+    answer("user-prompt", {**base, "config": {"enabled": False}, "prompt": prompt})
+    answer("user-prompt", {**base, "config": {}, "agentId": "sub", "prompt": prompt})
+    answer("pre-compact", {**base, "config": {}})
+    guide = answer("compacted", {**base, "config": {}})
+    assert guide is None or "remember this request" not in guide["section"]

@@ -248,17 +248,33 @@ def _capture(event: HookEvent) -> None:
         guarded(capture_tool_call, event)
 
 
+def continuity(event: HookEvent, prefix: str) -> Decision | None:
+    """Session memory: record prompts, snapshot before a compaction, the guide after it."""
+    from ctxmode.session.capture import capture_prompt, guarded, pre_compact, session_start
+
+    search_tool = f"{prefix}ctx_search"
+    if event.event == ev.USER_PROMPT_SUBMIT:
+        guarded(capture_prompt, event, can_show=False)
+    elif event.event == ev.PRE_COMPACT:
+        guarded(pre_compact, event, search_tool=search_tool)
+    elif event.event == ev.SESSION_START:
+        guide = guarded(session_start, event, search_tool=search_tool)
+        return Decision.add_context(guide) if guide else None
+    return None
+
+
 def handle(event: HookEvent) -> Decision | None:
     """The decision for one plugin-host event (None: the host carries on untouched)."""
     settings = Settings(event.raw.get("config"))
     prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
     if event.event == ev.PRE_TOOL_USE:
         return pre_tool_use(event, settings, prefix)
+    if not applies(event, settings):
+        return None
     if event.event == ev.POST_TOOL_USE:
-        if not event.agent_id or settings.intercept_subagent:
-            _capture(event)
+        _capture(event)
         return post_tool_use(event, settings, prefix)
-    if event.event == ev.SESSION_START:
-        text = routing_section(prefix) if settings.enabled else ""
+    if event.event == ev.SESSION_START and event.source != "compact":
+        text = routing_section(prefix)
         return Decision.add_context(text) if text else None
-    return None
+    return continuity(event, prefix)

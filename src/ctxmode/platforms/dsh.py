@@ -2,21 +2,24 @@
 
 DSH loads in-process ES-module plugins, not command hooks. Our bundle (package data under
 `ctxmode/plugins/dsh/`) listens on `tools/pre-execute` (deny; the arguments are frozen,
-so nothing can be rewritten), `tools/post-execute` (replace what the model sees) and adds
-a system-prompt section; each listener sends the call to `ctxmode hook dsh <event>` or to
+so nothing can be rewritten), `tools/post-execute` (replace what the model sees), the
+session events of a user prompt and of a compaction (session memory), and adds two
+system-prompt sections (routing; the session guide after a compaction); each listener sends the call to `ctxmode hook dsh <event>` or to
 the long-lived `ctxmode._bridge` child, and returns our answer as DSH's own decision
 object. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
 
 The shim's payload (the plugin-host bridge protocol): `tool` (DSH's name), `input`,
 `callId`, `sessionId`, `cwd`, `agentId` (set for a subagent's call), `tools` (the names in
 DSH's tool registry), `config` (the plugin's validated `Config`), and for post-execute
-`result` = `{content, isError, value}` (`value` with long strings dropped).
+`result` = `{content, isError, value}` (`value` with long strings dropped), for
+user-prompt `prompt` (the message's content blocks).
 """
 
 from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
+from ctxmode.platforms._common import prompt_text
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -27,7 +30,10 @@ PLATFORM_ID = "dsh"
 EVENTS = {
     "pre-execute": ev.PRE_TOOL_USE,
     "post-execute": ev.POST_TOOL_USE,
-    "system-prompt": ev.SESSION_START,
+    "system-prompt": ev.SESSION_START,  # the routing section
+    "user-prompt": ev.USER_PROMPT_SUBMIT,  # DSH's `user/message` session event
+    "pre-compact": ev.PRE_COMPACT,  # `compaction/start`
+    "compacted": ev.SESSION_START,  # `compaction/end`: the guide, in a section of its own
 }
 TRUNCATED_MARKER = "[output truncated; full output: "
 EXIT_MARKER = "[exit code: "
@@ -47,7 +53,8 @@ def parse(payload: dict, host_event: str) -> HookEvent:
         tool_output=tool_result(payload.get("result")) if canonical == ev.POST_TOOL_USE else None,
         session_id=fields.session_id(payload),
         project_dir=fields.project_dir(payload),
-        source="startup",
+        prompt=prompt_text(payload.get("prompt")),
+        source="compact" if host_event == "compacted" else "startup",
         agent_id=fields.text(payload, "agentId"),
         raw=payload,
     )

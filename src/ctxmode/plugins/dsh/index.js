@@ -4,7 +4,8 @@
 // tools/post-execute: let later listeners run, then ask Python; a `{kind: 'accept',
 // content}` answer replaces what the model sees (never for a failed result: Python skips
 // those). A system-prompt section carries the routing block with the tool names DSH
-// really offers. Every decision is made in Python (`ctxmode hook dsh <event>`); when it
+// really offers. Session events feed session memory: each user prompt is recorded, a
+// compaction's start snapshots the session and its end puts the guide in a second section. Every decision is made in Python (`ctxmode hook dsh <event>`); when it
 // fails or is slow, the call proceeds untouched and the failure is logged.
 import Schema from '@deepseek-ai/schemastery'
 import { createBridge, readLaunch } from './bridge.js'
@@ -25,7 +26,10 @@ export const Config = Schema.object({
   serverName: Schema.string().default('').description('The ctxmode MCP server; empty: detect it.'),
 })
 
-const TIMEOUT_MS = { 'pre-execute': 3000, 'post-execute': 20000, 'system-prompt': 3000 }
+const TIMEOUT_MS = {
+  'pre-execute': 3000, 'post-execute': 20000, 'system-prompt': 3000,
+  'user-prompt': 5000, 'pre-compact': 20000, compacted: 20000,
+}
 const MAX_VALUE_STRING = 1024 // long strings of a result's value (the output again) stay home
 
 function toolNames(ctx) {
@@ -40,10 +44,13 @@ function briefValue(value) {
   } catch { return undefined }
 }
 
+function isSubagentSession(header) {
+  return header.origin === 'subagent' || Boolean(header.parentSession)
+}
+
 function callPayload(ctx, config, exec) {
   const agent = exec.agent || {}
-  const header = agent.session?.header ?? {}
-  const subagent = (agent.options?.subagentDepth ?? 0) > 0 || header.origin === 'subagent' || Boolean(header.parentSession)
+  const subagent = (agent.options?.subagentDepth ?? 0) > 0 || isSubagentSession(agent.session?.header ?? {})
   return {
     tool: exec.name,
     input: exec.arguments,
@@ -82,6 +89,32 @@ export function apply(ctx, config) {
     if (result.isError || answer?.kind !== 'accept' || !Array.isArray(answer.content)) return decision
     return { ...decision, content: answer.content }
   })
+
+  // Session memory from the session log: DSH has no prompt or compaction hook of its own.
+  const guide = { text: '' }
+  ctx.on('session/event', (session, event) => {
+    try {
+      const header = session?.header ?? {}
+      if (!config.enabled || (isSubagentSession(header) && !config.interceptSubagent)) return
+      const base = { sessionId: header.id ?? '', cwd: process.cwd(), tools: toolNames(ctx), config }
+      if (event?.type === 'user/message' && event.data?.source?.kind === 'user') {
+        bridge.ask('user-prompt', { ...base, prompt: event.data.content }, TIMEOUT_MS['user-prompt'])
+      } else if (event?.type === 'compaction/start') {
+        bridge.ask('pre-compact', base, TIMEOUT_MS['pre-compact'])
+      } else if (event?.type === 'compaction/end') {
+        bridge.ask('compacted', base, TIMEOUT_MS.compacted).then((answer) => {
+          guide.text = typeof answer?.section === 'string' ? answer.section : ''
+        })
+      }
+    } catch (error) {
+      bridge.log(`session/event: ${error}`)
+    }
+  })
+  ctx.effect(() => ctx.systemPrompt.section({
+    name: 'ctxmode-session-guide',
+    order: config.sectionOrder + 1,
+    text: () => (config.enabled ? guide.text : ''),
+  }))
 
   let section = { key: null, text: '' }
   ctx.effect(() => ctx.systemPrompt.section({
