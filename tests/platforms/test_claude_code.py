@@ -129,6 +129,13 @@ def test_session_start_injects_the_routing_block(run_hook, fixture_payload):
     assert len(hso["additionalContext"].encode()) <= 2048
 
 
+def test_resumed_session_start_does_not_repeat_the_routing_block(run_hook, fixture_payload):
+    payload = {**fixture_payload("claude-code", "sessionstart-startup"), "source": "resume"}
+    completed = run_hook("claude-code", "sessionstart", payload)
+    assert completed.returncode == 0
+    assert b"<ctxmode_routing>" not in completed.stdout
+
+
 def test_session_start_injects_nothing_when_routing_is_off(run_hook, fixture_payload):
     payload = fixture_payload("claude-code", "sessionstart-startup")
     completed = run_hook("claude-code", "sessionstart", payload, env={"CTXMODE_ROUTING": "off"})

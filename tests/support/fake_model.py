@@ -105,6 +105,14 @@ class Request:
         ]  # fmt: skip
         return "\n".join([body.get("instructions") or "", *developer])
 
+    def last_message_text(self) -> str:
+        """The text of the newest message in the conversation (what the host just asked)."""
+        body = self.body
+        messages = body.get("messages") or body.get("contents") or body.get("input") or []
+        if isinstance(messages, str):
+            return messages
+        return _flatten(messages[-1]) if messages else ""
+
     def tool_results(self) -> list[str]:
         """Every tool result in the conversation so far, as the text the model reads."""
         body = self.body
@@ -138,7 +146,7 @@ def _flatten(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(_flatten(part) for part in content)
     if isinstance(content, dict):
-        for key in ("text", "content", "output"):
+        for key in ("text", "content", "output", "parts"):
             if key in content:
                 return _flatten(content[key])
     return ""

@@ -52,7 +52,9 @@ def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import guarded, session_start
 
     prefix = our_prefix(platform)
-    block = routing_block(prefix, routing_mode())
+    # A resumed conversation still carries the block its first SessionStart injected
+    # (measured with the real Claude Code: `--continue` otherwise showed it twice).
+    block = "" if event.source == "resume" else routing_block(prefix, routing_mode())
     guide = guarded(session_start, event, search_tool=prefix + "ctx_search") or ""
     text = "\n\n".join(part for part in (block, guide) if part)
     return Decision.add_context(text) if text else None

@@ -183,8 +183,8 @@ def json_change(
         return Change(path, before, before)
     if delete_when is not None and delete_when(document):
         return Change(path, before, None)
-    if before is None and not document:
-        return Change(path, None, None)
+    if not document:  # nothing but our entries was in it: no empty file left behind
+        return Change(path, before, None)
     return Change(path, before, dump_json(document))
 
 

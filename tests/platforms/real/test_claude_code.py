@@ -69,6 +69,13 @@ def execute_the_named_tool(request: Request) -> Reply:
     return call(name, language="shell", code="echo FACT-$((40 + 2))")
 
 
+# A user's own settings and hook (one that never fires here), kept through setup and uninstall.
+USERS_OWN_SETTINGS = {
+    "includeCoAuthoredBy": False,
+    "hooks": {
+        "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]
+    },
+}
 CURL_THEN_CTX_EXECUTE = [
     call("Bash", command="curl -s http://example.com"),
     execute_the_named_tool,
@@ -76,9 +83,13 @@ CURL_THEN_CTX_EXECUTE = [
 ]
 
 
-def test_user_scope_session_denies_curl_and_runs_ctx_execute(world: HostWorld) -> None:
+def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: HostWorld) -> None:
     npm_host("claude-code", "claude")
-    trust_work_dir(world)
+    state = trust_work_dir(world)
+    settings = world.home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(USERS_OWN_SETTINGS))
+    original_state = json.loads(state.read_text())
     setup(world)
     with world.fake_model(CURL_THEN_CTX_EXECUTE) as model:
         run = claude(world, model, "Fetch example.com")
@@ -91,6 +102,49 @@ def test_user_scope_session_denies_curl_and_runs_ctx_execute(world: HostWorld) -
     assert "FACT-42" in after_execute.tool_results()[-1]
     routing_block_once(after_execute)
     named_tools_exist(after_execute.text(), ANY_OUR_TOOL, after_execute)
-    settings = json.loads((world.home / ".claude" / "settings.json").read_text())
+    registered = json.loads(settings.read_text())["hooks"]
     # Every hook this session can fire ran; nothing else did.
-    assert hooks_that_ran(run) == set(settings["hooks"]) - {"PreCompact", "SessionEnd"}
+    assert hooks_that_ran(run) == set(registered) - {"PreCompact", "SessionEnd"}
+
+    setup(world, "--uninstall")
+    assert json.loads(settings.read_text()) == USERS_OWN_SETTINGS
+    # The host keeps its own state in .claude.json; what was there before setup is unchanged.
+    state_after = json.loads(state.read_text())
+    assert not state_after.get("mcpServers")
+    assert state_after["projects"][str(world.work)]["hasTrustDialogAccepted"] is True
+    assert {k: state_after[k] for k in original_state if k != "projects"} == {
+        k: v for k, v in original_state.items() if k != "projects"
+    }
+
+
+FACT = "ZEBRA-17"
+
+
+def is_summary_request(request: Request) -> bool:
+    """Claude Code's compaction asks for a summary (with the tools still listed)."""
+    return not request.tool_names() or "<summary>" in request.last_message_text()
+
+
+def test_project_scope_session_keeps_a_fact_across_compact(world: HostWorld) -> None:
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    setup(world, "--project", str(world.work))
+    turns = [call("Bash", command="echo data > notes.txt"), reply("noted")]
+    summary = reply("<summary>The user asked for notes.</summary>")  # the fact is not in it
+    with world.fake_model(turns, side_reply=lambda _: summary, is_side=is_summary_request) as model:
+        claude(world, model, f"Remember: the build flag is {FACT}. Write notes.")
+        compacted = claude(world, model, "/compact", "--continue")
+        before = len(model.main_requests)
+        claude(world, model, "What was the build flag?", "--continue")
+
+    assert "compact_boundary" in {e.get("subtype") for e in compacted.events()}
+    after = model.main_requests[before]
+    offered_our_tools(after, OUR_NAME)
+    assert FACT in after.text()
+    assert FACT not in after.text().split("<session_guide")[0]  # ctxmode brought it back
+    routing_block_once(after)
+    named_tools_exist(after.text(), ANY_OUR_TOOL, after)
+
+    setup(world, "--project", str(world.work), "--uninstall")
+    assert not (world.work / ".mcp.json").exists()
+    assert not (world.work / ".claude" / "settings.json").exists()
