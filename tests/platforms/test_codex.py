@@ -122,12 +122,9 @@ def test_lifecycle_envelopes(fixture_payload):
     assert out(start, Decision.add_context("<block/>")) == {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "<block/>"}
     }
-    assert out(parsed("posttooluse", "posttooluse"), None) == {
-        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": ""}
-    }
-    assert out(parsed("userpromptsubmit", "userpromptsubmit"), None) == {
-        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": ""}
-    }
+    # Nothing to add is `{}`: Codex shows even an empty additionalContext to the model.
+    assert out(parsed("posttooluse", "posttooluse"), None) == {}
+    assert out(parsed("userpromptsubmit", "userpromptsubmit"), None) == {}
     assert out(parsed("precompact", "precompact"), None) == {}
     assert out(parsed("stop", "stop"), None) == {}
 

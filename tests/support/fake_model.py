@@ -29,6 +29,7 @@ from typing import Any
 class ToolCall:
     name: str
     arguments: dict[str, Any]
+    namespace: str = ""  # OpenAI Responses: the namespace tool the function belongs to
 
 
 @dataclass
@@ -85,7 +86,15 @@ class Request:
             return [f["name"] for t in tools for f in t.get("functionDeclarations", [])]
         if self.api == "chat":
             return [t["function"]["name"] for t in tools if "function" in t]
-        return [t["name"] for t in tools if "name" in t]
+        names = [t["name"] for t in tools if "name" in t]
+        return names + [name for members in self.namespaces().values() for name in members]
+
+    def namespaces(self) -> dict[str, list[str]]:
+        """OpenAI Responses namespace tools (Codex groups an MCP server's tools so): members."""
+        return {
+            t["name"]: [member["name"] for member in t.get("tools", []) if "name" in member]
+            for t in self.body.get("tools") or [] if t.get("type") == "namespace"
+        }  # fmt: skip
 
     def system(self) -> str:
         """The system prompt (for Responses: the instructions plus developer messages)."""
@@ -320,9 +329,12 @@ def _responses(model: FakeModel, request: Request, answer: Reply) -> tuple[str, 
                       "content": [{"type": "output_text", "text": answer.text,
                                    "annotations": []}]})  # fmt: skip
     for tool_call in answer.tool_calls:
-        items.append({"type": "function_call", "id": model.next_id("fc"),
-                      "call_id": model.next_id("call"), "name": tool_call.name,
-                      "arguments": json.dumps(tool_call.arguments), "status": "completed"})  # fmt: skip
+        item = {"type": "function_call", "id": model.next_id("fc"),
+                "call_id": model.next_id("call"), "name": tool_call.name,
+                "arguments": json.dumps(tool_call.arguments), "status": "completed"}  # fmt: skip
+        if tool_call.namespace:
+            item["namespace"] = tool_call.namespace
+        items.append(item)
     response = {"id": model.next_id("resp"), "object": "response", "status": "completed",
                 "model": request.body.get("model", "fake"), "output": items,
                 "usage": {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110,

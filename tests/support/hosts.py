@@ -32,8 +32,10 @@ from support.fake_model import FakeModel, Reply, Request, Turn
 REPO = Path(__file__).resolve().parents[2]
 HOSTS_DIR = REPO / ".hosts"
 CLONE_NEWNET = 0x40000000
-# Variables a host run keeps from ours; everything else (API keys, CI, proxies) stays out.
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "CTXMODE_DIR", "CTXMODE_CONFIG_DIR")
+# Variables a host run keeps from ours; everything else (API keys, CI, proxies, our
+# CTXMODE_DIR) stays out: ctxmode keeps its data under the temp HOME, as for a user,
+# which matters because some hosts start MCP servers with only HOME and PATH.
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE")
 
 
 def missing(what: str) -> NoReturn:

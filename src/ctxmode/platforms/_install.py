@@ -332,6 +332,8 @@ def toml_change(
     after = edit(before or "")
     if after == (before or ""):
         return Change(path, before, before)
+    if not after.strip():  # only our entries were in it: no empty file left behind
+        return Change(path, before, None)
     refusal = (
         f"{path}: cannot merge ctxmode's entries automatically (unusual layout); "
         "edit it by hand, nothing changed"
@@ -363,7 +365,8 @@ def drop_sections(text: str, unwanted: Callable[[tuple[str, ...], bool, dict], b
     result = "".join(kept)
     while "\n\n\n" in result:
         result = result.replace("\n\n\n", "\n\n")
-    return result
+    # No blank line left where a dropped last section was (append_block put it there).
+    return result.rstrip("\n") + "\n" if result.strip() else ""
 
 
 # --------------------------------------------------------------- file writes

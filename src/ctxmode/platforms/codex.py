@@ -68,8 +68,9 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event == ev.PRE_TOOL_USE:
         return _render_pre_tool_use(decision)
     if event.event in (ev.POST_TOOL_USE, ev.SESSION_START, ev.USER_PROMPT_SUBMIT):
-        context = common.context_of(decision) or ""
-        return common.hso(HOST_NAMES[event.event], additionalContext=context)
+        context = common.context_of(decision)
+        if context:  # an empty one still reaches the model as an empty developer message
+            return common.hso(HOST_NAMES[event.event], additionalContext=context)
     return common.json_out({})
 
 
