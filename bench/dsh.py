@@ -7,8 +7,9 @@ Run: `.venv/bin/python bench/dsh.py` (needs `.ci/install-hosts` to have installe
    of five bulky calls twice: before `ctxmode setup dsh` (the baseline, same run) and
    after it. The calls: `cat` of a 300 KB log, a pytest run with failures,
    `git log --stat` of this repository, a `read` of a 5,000-row file and a repo-wide
-   `grep` (whose needle is a match from the middle of what DSH's grep shows: it keeps 250). Printed: bytes of each tool result the model received, both ways, and the
-   saving. Then every needle (a line from the middle of each output) must be reachable:
+   `grep` for `raise ` (under 250 matches, so DSH shows them all; the needle is one from
+   the middle of what it shows). Printed: bytes of each tool result the model received,
+   both ways, and the saving. Then every needle (a line from the middle of each output) must be reachable:
    in the notice, or found by the one `ctx_search(queries, source: label)` the model is
    scripted to call for it through DSH. Target: >= 90% fewer bytes, every needle reachable.
 2. Latency added per tool call: the shim's own `bridge.js` under Node asks Python about
@@ -92,7 +93,7 @@ def first_turn(work: Path) -> Reply:
         ),
         ("bash", {"command": f"git -C {REPO} log --stat", "description": "history"}),
         ("read", {"file_path": str(work / "data.csv")}),
-        ("grep", {"pattern": "assert ", "path": str(REPO)}),
+        ("grep", {"pattern": "raise ", "path": str(REPO)}),
     ]
     return Reply(tool_calls=[ToolCall(name, dict(args)) for name, args in calls])
 
