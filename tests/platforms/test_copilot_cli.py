@@ -67,9 +67,12 @@ def test_pretooluse_envelopes(fixture_payload):
         "matches ask rule"
     )
     redirect = Decision.redirect("sandbox", event.tool_input)
-    assert out(event, redirect) == {
-        "modifiedArgs": {"command": 'echo "sandbox"', "description": "fetch"}
+    assert out(event, redirect) == {  # the host honours a deny: no echo for the model to read
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "sandbox",
     }
+    rewrite = Decision.modify({"command": "ls", "cwd": "/p"})
+    assert out(event, rewrite) == {"modifiedArgs": {"command": "ls", "cwd": "/p"}}
     assert out(event, Decision.add_context("tip")) == {"additionalContext": "tip"}
     assert out(event, None) is None
 
@@ -90,11 +93,13 @@ def hook_json(result):
     return json.loads(result.stdout) if result.stdout.strip() else None
 
 
-def test_process_curl_in_string_args_is_rewritten(run_hook, fixture_payload):
+def test_process_curl_in_string_args_is_denied_naming_our_tools_as_the_host_does(
+    run_hook, fixture_payload
+):
     payload = fixture_payload("copilot-cli", "pretooluse-bash-curl-stringargs")
     answer = hook_json(run_hook("copilot-cli", "pretooluse", payload))
-    assert set(answer) == {"modifiedArgs"}
-    assert answer["modifiedArgs"]["command"].startswith('echo "')
+    assert answer["permissionDecision"] == "deny"
+    assert "context-mode-ctx_execute" in answer["permissionDecisionReason"]
 
 
 def test_process_webfetch_deny_and_ls_passthrough(run_hook, fixture_payload):
@@ -103,7 +108,7 @@ def test_process_webfetch_deny_and_ls_passthrough(run_hook, fixture_payload):
     )
     assert (
         deny["permissionDecision"] == "deny"
-        and "context-mode_ctx_fetch_and_index" in deny["permissionDecisionReason"]
+        and "context-mode-ctx_fetch_and_index" in deny["permissionDecisionReason"]
     )
     assert (
         hook_json(
@@ -132,7 +137,7 @@ def test_process_read_nudge_and_session_start(run_hook, fixture_payload):
     )
     assert (
         set(start) == {"additionalContext"}
-        and "context-mode_ctx_search" in start["additionalContext"]
+        and "context-mode-ctx_search" in start["additionalContext"]
     )
 
 

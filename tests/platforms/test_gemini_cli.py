@@ -118,7 +118,7 @@ def test_process_curl_is_rewritten_to_an_echo_of_the_guidance(run_hook, fixture_
     tool_input = hook_json(result)["hookSpecificOutput"]["tool_input"]
     assert (
         tool_input["command"].startswith('echo "')
-        and "mcp__context-mode__ctx_" in tool_input["command"]
+        and "mcp_context-mode_ctx_" in tool_input["command"]
     )
     assert tool_input["description"] == "fetch items"
 
@@ -155,7 +155,7 @@ def test_process_session_start_and_before_agent(run_hook, fixture_payload):
         )
     )
     assert start["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert "mcp__context-mode__ctx_search" in start["hookSpecificOutput"]["additionalContext"]
+    assert "mcp_context-mode_ctx_search" in start["hookSpecificOutput"]["additionalContext"]
     agent = hook_json(
         run_hook("gemini-cli", "beforeagent", fixture_payload("gemini-cli", "beforeagent"))
     )

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import SERVER_NAME
+from ctxmode.vocab.toolnames import OWN_TOOLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     from ctxmode.vocab.platform import Platform
 
 
-def our_prefix(platform: Platform) -> str:
-    """What the host puts before our tools' names (`<prefix>ctx_search`)."""
-    return platform.tool_prefix(SERVER_NAME)
+def our_prefix(platform: Platform, event: HookEvent) -> str:
+    """What the host puts before our tools' names (`<prefix>ctx_search`), after the server
+    name it really registered."""
+    from ctxmode.hooks.server_name import registered_server
+
+    return platform.tool_prefix(registered_server(platform, event.project_dir))
 
 
 def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
@@ -27,9 +30,12 @@ def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
 
     # A subagent cannot call our MCP tools, so nothing may be redirected to them.
     ready = not event.agent_id and mcp_ready.server_alive()
+    prefix = our_prefix(platform, event)
+    if prefix and event.tool.startswith(prefix) and event.tool[len(prefix) :] in OWN_TOOLS:
+        event.tool = event.tool[len(prefix) :]  # ours under any registered name: the bare name
     return route_pre_tool_use(
         event,
-        our_prefix(platform),
+        prefix,
         ready,
         pin_cwd=platform.pin_cwd,
         tool_search_bootstrap=platform.tool_search_bootstrap,
@@ -44,14 +50,14 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         return None
     from ctxmode.hooks.posttooluse import shape_output
 
-    return shape_output(event, our_prefix(platform))
+    return shape_output(event, our_prefix(platform, event))
 
 
 def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.hooks.routing_block import routing_block, routing_mode
     from ctxmode.session.capture import guarded, session_start
 
-    prefix = our_prefix(platform)
+    prefix = our_prefix(platform, event)
     # A resumed conversation still carries the block its first SessionStart injected
     # (measured with the real Claude Code: `--continue` otherwise showed it twice).
     block = "" if event.source == "resume" else routing_block(prefix, routing_mode())
@@ -63,7 +69,7 @@ def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:
 def on_pre_compact(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.session.capture import guarded, pre_compact
 
-    guarded(pre_compact, event, search_tool=our_prefix(platform) + "ctx_search")
+    guarded(pre_compact, event, search_tool=our_prefix(platform, event) + "ctx_search")
     return None
 
 

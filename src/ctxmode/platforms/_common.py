@@ -13,6 +13,10 @@ from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.toolnames import canonical_tool_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 SESSION_START_SOURCES = frozenset(("startup", "resume", "compact", "clear"))
 GUIDANCE_TAGS = ("<context_guidance>", "</context_guidance>", "<tip>", "</tip>")
 
@@ -80,6 +84,17 @@ def json_object(value: object) -> dict:
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+def settings_servers(config_paths: Callable[[str], dict[str, str]]) -> Callable:
+    """`mcp_config` for hosts keeping `mcpServers` in `project`/`user` settings files."""
+
+    def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        paths = config_paths(project_dir)
+        found = (paths["project_mcp"],) if project_dir else ()
+        return tuple((path, ("mcpServers",)) for path in (*found, paths["user_mcp"]))
+
+    return mcp_config
 
 
 # ------------------------------------------------------- degraded decisions

@@ -16,7 +16,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from ctxmode.errors import CtxmodeError
-from ctxmode.vocab.toolnames import SERVER_NAME
+from ctxmode.vocab.toolnames import SERVER_NAME, runs_ctxmode
 
 HOOK_MARKERS = ("ctxmode._hook", "ctxmode hook")
 COMMAND_FIELDS = ("command", "bash", "powershell")
@@ -48,12 +48,7 @@ def is_our_command(value: object) -> bool:
 
 def is_our_server(entry: object) -> bool:
     """A `context-mode` server entry that runs ctxmode (not some other program by that name)."""
-    if not isinstance(entry, dict):
-        return False
-    words = [entry.get("command")]
-    args = entry.get("args")
-    words += args if isinstance(args, list) else []
-    return any(isinstance(w, str) and "ctxmode" in w for w in words)
+    return runs_ctxmode(entry)
 
 
 def _flat_is_ours(entry: object) -> bool:

@@ -152,6 +152,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=tool_prefix,
+    mcp_config=lambda project_dir: ((config_paths()["mcp"], ("mcpServers",)),),
     can_deny=True,
     can_modify_input=False,
     can_replace_output=False,

@@ -18,6 +18,8 @@ SESSION_ENV = ("CLAUDE_SESSION_ID",)
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR",)
 
 # Host event names by the lower-case CLI name.
+SERVERS = ("mcpServers",)
+
 HOST_EVENTS = {
     "pretooluse": "PreToolUse",
     "posttooluse": "PostToolUse",
@@ -141,6 +143,14 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     return found
 
 
+def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The project's `.mcp.json`, this project in `.claude.json`, then the user's servers."""
+    paths = config_paths(project_dir)
+    found = ((paths["project_mcp"], SERVERS),) if project_dir else ()
+    state = paths["user_mcp"]
+    return (*found, (state, ("projects", project_dir, *SERVERS)), (state, SERVERS))
+
+
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     from ctxmode.platforms._install import hook_lines
@@ -186,6 +196,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"mcp__{server}__",
+    mcp_config=mcp_config,
     can_deny=True,
     can_modify_input=True,
     can_replace_output=True,

@@ -3,7 +3,9 @@
 The host sends camelCase payloads (`toolName`, `toolArgs`, `toolResult`) when the hook
 is registered under a camelCase event key, and VS Code-style snake_case ones under a
 PascalCase key; both are read. `toolArgs` may arrive as a JSON string (older builds)
-and is decoded. PreToolUse answers are top-level fields; a rewrite is `modifiedArgs`.
+and is decoded. PreToolUse answers are top-level fields; a rewrite is `modifiedArgs`,
+except a command redirect, which becomes a deny carrying the guidance (the host honours
+a deny). MCP tools are named `<server>-<tool>`, with a hyphen.
 """
 
 from __future__ import annotations
@@ -87,17 +89,22 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     if decision is None:
         return HookOutput()
     if decision.action == ev.DENY:
-        return common.json_out(
-            {"permissionDecision": "deny", "permissionDecisionReason": decision.reason}
-        )
+        return _deny(decision.reason)
     if decision.action == ev.ASK:
         reason = decision.reason or DEFAULT_ASK_REASON
         return common.json_out({"permissionDecision": "ask", "permissionDecisionReason": reason})
     if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
+        reason = common.redirect_reason(decision)
+        if reason:  # the host honours a deny: the model reads why, instead of an echo's output
+            return _deny(reason)
         return common.json_out({"modifiedArgs": decision.updated_input})
     if decision.action == ev.CONTEXT and decision.context:
         return common.json_out({"additionalContext": decision.context})
     return HookOutput()
+
+
+def _deny(reason: str) -> HookOutput:
+    return common.json_out({"permissionDecision": "deny", "permissionDecisionReason": reason})
 
 
 # --------------------------------------------------------------- installer (off the hook path)
@@ -157,7 +164,8 @@ PLATFORM = Platform(
     events=EVENTS,
     parse=parse,
     render=render,
-    tool_prefix=lambda server: f"{server}_",
+    tool_prefix=lambda server: f"{server}-",  # the host joins server and tool with a hyphen
+    mcp_config=lambda project_dir: ((config_paths(project_dir)["mcp"], ("mcpServers",)),),
     can_deny=True,
     can_modify_input=True,
     can_replace_output=False,

@@ -51,6 +51,12 @@ def parse(payload: dict, host_event: str) -> HookEvent:
     return event
 
 
+def tool_prefix(server: str) -> str:
+    """`mcp_<server>_`: the host keeps letters, digits and `_-.:` of the server name."""
+    kept = "".join(c if c.isascii() and (c.isalnum() or c in "_-.:") else "_" for c in server)
+    return f"mcp_{kept}_"
+
+
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event == ev.PRE_TOOL_USE:
         return _render_before_tool(decision)
@@ -83,7 +89,7 @@ SCOPES = ("user", "project")
 # every tool: session capture needs them all. AfterModel and SessionEnd have no handler.
 MATCHERS = {
     "BeforeTool": "run_shell_command|read_file|read_many_files|grep_search|search_file_content"
-    "|web_fetch|mcp__.*",
+    "|web_fetch|mcp_.*",
     "AfterTool": "",
     "BeforeAgent": "",
     "PreCompress": "",
@@ -134,7 +140,8 @@ PLATFORM = Platform(
     events=EVENTS,
     parse=parse,
     render=render,
-    tool_prefix=lambda server: f"mcp__{server}__",
+    tool_prefix=tool_prefix,
+    mcp_config=common.settings_servers(config_paths),
     can_deny=True,
     can_modify_input=True,
     can_replace_output=False,

@@ -106,6 +106,12 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     return found
 
 
+def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    paths = config_paths(project_dir)
+    found = (paths["project_mcp"],) if project_dir else ()
+    return tuple((path, ("mcpServers",)) for path in (*found, paths["mcp"]))
+
+
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     from ctxmode.platforms._install import hook_lines
@@ -153,6 +159,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"@{server}/",
+    mcp_config=mcp_config,
     can_deny=True,
     can_modify_input=False,
     can_replace_output=False,

@@ -7,6 +7,7 @@ tools are `mcp__context-mode__ctx_*`, and there is no lazy tool loading (no Tool
 
 from __future__ import annotations
 
+from ctxmode.platforms import _common as common
 from ctxmode.platforms import claude_code
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
@@ -91,6 +92,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"mcp__{server}__",
+    mcp_config=common.settings_servers(config_paths),
     can_deny=True,
     can_modify_input=True,
     can_replace_output=False,  # not documented for Qwen Code: never risk dropping output

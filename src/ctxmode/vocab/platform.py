@@ -28,6 +28,11 @@ class _Frozen:
             object.__setattr__(self, name, value)
 
 
+def no_mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For hosts that show our tools under bare names: the registered name does not matter."""
+    return ()
+
+
 class Installer(_Frozen):
     """What `ctxmode setup <id>` uses, off the hook path (the functions import lazily).
 
@@ -89,6 +94,9 @@ class Platform(_Frozen):
       event, canonical name "");
     - `tool_prefix(server) -> str`: what the host puts before a tool of MCP server
       `server` in the names it shows the model (`tool_name` appends the tool);
+      `mcp_config(project_dir) -> ((file, keys), ...)`: where the host keeps its MCP
+      servers (the table at `keys` in each JSON file, most specific first), so the name
+      our server was really registered under can be read (none: bare tool names);
     - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
       model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
       (PostToolUse replaces what the model receives), `can_inject_context` (context
@@ -107,6 +115,7 @@ class Platform(_Frozen):
         "events",
         "id",
         "installer",
+        "mcp_config",
         "name",
         "parse",
         "pin_cwd",
@@ -121,6 +130,7 @@ class Platform(_Frozen):
     parse: Callable[[dict, str], HookEvent]
     render: Callable[[HookEvent, Decision | None], HookOutput]
     tool_prefix: Callable[[str], str]
+    mcp_config: Callable[[str], tuple[tuple[str, tuple[str, ...]], ...]]
     can_deny: bool
     can_modify_input: bool
     can_replace_output: bool
@@ -144,6 +154,7 @@ class Platform(_Frozen):
         can_replace_output: bool,
         can_inject_context: bool,
         installer: Installer,
+        mcp_config: Callable[[str], tuple[tuple[str, tuple[str, ...]], ...]] = no_mcp_config,
         pin_cwd: bool = False,
         tool_search_bootstrap: bool = False,
         plugin_host: bool = False,
@@ -160,6 +171,7 @@ class Platform(_Frozen):
             can_replace_output=can_replace_output,
             can_inject_context=can_inject_context,
             installer=installer,
+            mcp_config=mcp_config,
             pin_cwd=pin_cwd,
             tool_search_bootstrap=tool_search_bootstrap,
             plugin_host=plugin_host,

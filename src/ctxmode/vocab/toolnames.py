@@ -44,7 +44,17 @@ OWN_TOOLS = frozenset(
 )  # fmt: skip
 SERVER_NAME = "context-mode"  # the MCP server name `ctxmode setup` registers
 OWN_SERVER_MARKERS = ("context-mode", "context_mode", "ctxmode")
-SEPARATORS = ("__", "/", ":", "_")
+SEPARATORS = ("__", "/", ":", "_", "-")
+
+
+def runs_ctxmode(entry: object) -> bool:
+    """An MCP server entry (`command` + `args`) that starts ctxmode, whatever its name."""
+    if not isinstance(entry, dict):
+        return False
+    words = [entry.get("command")]
+    args = entry.get("args")
+    words += args if isinstance(args, list) else []
+    return any(isinstance(word, str) and "ctxmode" in word for word in words)
 
 
 def canonical_tool_name(name: str) -> str:
@@ -61,8 +71,9 @@ def own_tool(name: str) -> str:
     """`ctx_execute` etc. when `name` is one of our MCP tools under any host's naming, else "".
 
     Recognizes bare names (Cursor, Codex), `mcp__<server>__ctx_x` (Claude, Gemini, Qwen),
-    `<server>_ctx_x` (VS Code, Copilot, OpenCode), `@<server>/ctx_x` (Kiro), `<server>/ctx_x`
-    (agy), `mcp:<server>:ctx_x` (Zed) and `MCP:ctx_x` (Cursor), where <server> is ours.
+    `mcp_<server>_ctx_x` (Gemini), `<server>_ctx_x` (VS Code, OpenCode), `<server>-ctx_x`
+    (Copilot CLI), `@<server>/ctx_x` (Kiro), `<server>/ctx_x` (agy), `mcp:<server>:ctx_x` (Zed)
+    and `MCP:ctx_x` (Cursor), where <server> is ours.
     """
     if name in OWN_TOOLS:
         return name
@@ -82,6 +93,9 @@ def is_external_mcp(name: str) -> bool:
     if name.startswith("mcp__"):
         server = name[5:].split("__", 1)[0]
         return bool(server) and not _names_own_server(server)
+    if name.startswith("mcp_"):  # Gemini CLI: mcp_<server>_<tool>
+        rest = name[4:]
+        return "_" in rest and not _names_own_server(rest)
     if name.startswith("MCP:"):
         return not name[4:].startswith("ctx_")
     if name.startswith("@") and "/" in name:
