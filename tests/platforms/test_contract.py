@@ -57,7 +57,7 @@ def test_every_registered_module_builds_its_platform(platform_id):
     platform = load(platform_id)
     assert isinstance(platform, Platform)
     assert platform.id == platform_id and platform.name
-    assert platform.events and all(name == name.lower() for name in platform.events)
+    assert all(name == name.lower() for name in platform.events)  # none: an MCP-only host
     assert set(platform.events.values()) <= CANONICAL
     prefix = platform.tool_prefix(SERVER_NAME)
     assert prefix == "" or SERVER_NAME in prefix

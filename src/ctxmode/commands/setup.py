@@ -6,7 +6,8 @@ each tool call costs an interpreter start plus a few milliseconds. Each host mod
 computes its own file changes (`install_changes` / `uninstall_changes`); this command
 prints or applies them. Files are merged, never clobbered: other hooks and servers are
 kept, our earlier entries replaced, and the previous file is kept as
-`<name>.ctxmode-backup`. `--uninstall` removes exactly our entries.
+`<name>.ctxmode-backup`. `--uninstall` removes exactly our entries. Hosts that cannot
+inject the routing block at session start get it in their instruction file instead.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def command(
 ) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
     from ctxmode.platforms._install import apply
+    from ctxmode.platforms._instructions import instruction_changes
 
     host = load(platform)
     assert host is not None  # click.Choice admits registered ids only
@@ -81,6 +83,7 @@ def command(
         changes = installer.uninstall_changes(root, **profiles)
     else:
         changes = installer.install_changes(prefix, server_command(), root, **profiles)
+    changes += instruction_changes(host, root, uninstall)
     pending = [change for change in changes if change.changed]
     if print_only:
         _print_plan(installer, prefix, pending, uninstall)

@@ -141,11 +141,43 @@ def read_text(path: str) -> str | None:
         raise InstallError(f"{path}: cannot read ({error}); nothing changed") from None
 
 
+def without_comments(text: str) -> str:
+    """JSON-with-comments (VS Code, Zed settings) as JSON: `//` and `/* */` comments and
+    trailing commas outside strings removed (rewriting such a file drops its comments)."""
+    out: list[str] = []
+    i, quoted = 0, False
+    while i < len(text):
+        char = text[i]
+        if quoted:
+            out.append(text[i : i + 2] if char == "\\" else char)
+            i += 2 if char == "\\" else 1
+            quoted = char != '"'
+            continue
+        if text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else len(text)
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = len(text) if end < 0 else end + 2
+        else:
+            if char in "}]":
+                while out and out[-1].isspace():
+                    out.pop()
+                if out and out[-1] == ",":
+                    out.pop()
+            out.append(char)
+            quoted = char == '"'
+            i += 1
+    return "".join(out)
+
+
 def parse_json(path: str, text: str | None) -> dict:
     if text is None or not text.strip():
         return {}
     try:
-        document = json.loads(text.lstrip("\ufeff"))
+        try:
+            document = json.loads(text.lstrip("\ufeff"))
+        except ValueError:
+            document = json.loads(without_comments(text.lstrip("\ufeff")))
     except ValueError as error:
         raise InstallError(
             f"{path} is not valid JSON ({error}); fix it first, nothing changed"

@@ -116,6 +116,7 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
         "hooks": os.path.join(config, "hooks.json"),
         "mcp": os.path.join(config, "mcp_config.json"),
         "plugin": os.path.join(config, "plugins", "context-mode"),
+        "instructions": os.path.join(os.path.dirname(config), "GEMINI.md"),
     }
 
 
@@ -163,5 +164,6 @@ PLATFORM = Platform(
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        instructions=lambda project_dir: config_paths()["instructions"],
     ),
 )

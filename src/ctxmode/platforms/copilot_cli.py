@@ -124,9 +124,13 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     found = {
         "hooks": os.path.join(home, "hooks", "context-mode.json"),
         "mcp": os.path.join(home, "mcp-config.json"),
+        "instructions": os.path.join(home, "copilot-instructions.md"),
     }
     if project_dir:
         found["project_hooks"] = os.path.join(project_dir, ".github", "hooks", "context-mode.json")
+        found["project_instructions"] = os.path.join(
+            project_dir, ".github", "copilot-instructions.md"
+        )
     return found
 
 
@@ -176,5 +180,8 @@ PLATFORM = Platform(
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        instructions=lambda project_dir: config_paths(project_dir)[
+            "project_instructions" if project_dir else "instructions"
+        ],
     ),
 )

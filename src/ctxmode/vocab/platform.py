@@ -41,13 +41,17 @@ class Installer(_Frozen):
     `install_changes(prefix, server_command, project_dir="")` and
     `uninstall_changes(project_dir="")`: lists of `_install.Change` ("" = user scope);
     `note`: shown after a successful setup; `profiles`: the host keeps named profiles
-    (`ctxmode setup <id> --profile NAME`), passed to both change functions as `chosen`.
+    (`ctxmode setup <id> --profile NAME`), passed to both change functions as `chosen`;
+    `instructions(project_dir="")`: the instruction file the host reads at start, for
+    hosts that cannot inject context there (setup writes the routing block into it),
+    else None.
     """
 
     __slots__ = (
         "config_paths",
         "hook_commands",
         "install_changes",
+        "instructions",
         "note",
         "profiles",
         "scopes",
@@ -60,6 +64,7 @@ class Installer(_Frozen):
     uninstall_changes: Callable[..., list]
     note: str
     profiles: bool
+    instructions: Callable[[str], str] | None
 
     def __init__(
         self,
@@ -71,6 +76,7 @@ class Installer(_Frozen):
         uninstall_changes: Callable[..., list],
         note: str = "",
         profiles: bool = False,
+        instructions: Callable[[str], str] | None = None,
     ) -> None:
         self._set(
             scopes=scopes,
@@ -80,6 +86,7 @@ class Installer(_Frozen):
             uninstall_changes=uninstall_changes,
             note=note,
             profiles=profiles,
+            instructions=instructions,
         )
 
 
