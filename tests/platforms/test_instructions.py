@@ -60,19 +60,18 @@ def test_an_instruction_file_exactly_where_no_hook_injects_the_block(platform_id
         assert has_file
 
 
-def test_copilot_cli_project_setup_writes_the_block_once_and_uninstall_restores(tmp_path):
-    project = tmp_path / "project"
-    instructions = project / ".github" / "copilot-instructions.md"
+def test_agy_setup_writes_the_block_once_and_uninstall_restores(temp_home):
+    instructions = temp_home / ".gemini" / "GEMINI.md"
     instructions.parent.mkdir(parents=True)
-    instructions.write_text("# Team rules\nUse tabs.\n", encoding="utf-8")
-    assert run_setup("copilot-cli", "--project", str(project)).exit_code == 0
-    again = run_setup("copilot-cli", "--project", str(project))
+    instructions.write_text("# My rules\nUse tabs.\n", encoding="utf-8")
+    assert run_setup("antigravity-cli").exit_code == 0
+    again = run_setup("antigravity-cli")
     assert "already set up" in again.output
     text = instructions.read_text(encoding="utf-8")
-    assert text.startswith("# Team rules\nUse tabs.\n") and text.count(MARKER) == 1
-    assert "context-mode-ctx_execute" in text  # the host's own naming
-    assert run_setup("copilot-cli", "--project", str(project), "--uninstall").exit_code == 0
-    assert instructions.read_text(encoding="utf-8") == "# Team rules\nUse tabs.\n"
+    assert text.startswith("# My rules\nUse tabs.\n") and text.count(MARKER) == 1
+    assert "context-mode/ctx_execute" in text  # the host's own naming
+    assert run_setup("antigravity-cli", "--uninstall").exit_code == 0
+    assert instructions.read_text(encoding="utf-8") == "# My rules\nUse tabs.\n"
 
 
 def test_hosts_that_inject_get_no_instruction_file(tmp_path):

@@ -154,7 +154,8 @@ def without_comments(text: str) -> str:
             quoted = char != '"'
             continue
         if text.startswith("//", i):
-            i = text.find("\n", i) if "\n" in text[i:] else len(text)
+            newline = text.find("\n", i)
+            i = len(text) if newline < 0 else newline
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
             i = len(text) if end < 0 else end + 2

@@ -80,7 +80,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         return _render_pre_tool_use(decision)
     context = common.context_of(decision)
     if context and event.event == ev.SESSION_START:
-        # The host reference calls sessionStart output "not processed"; harmless if so.
+        # The host's docs call sessionStart output "not processed"; 1.0.102 does show it.
         return common.json_out({"additionalContext": context})
     return HookOutput()
 
@@ -124,13 +124,9 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     found = {
         "hooks": os.path.join(home, "hooks", "context-mode.json"),
         "mcp": os.path.join(home, "mcp-config.json"),
-        "instructions": os.path.join(home, "copilot-instructions.md"),
     }
     if project_dir:
         found["project_hooks"] = os.path.join(project_dir, ".github", "hooks", "context-mode.json")
-        found["project_instructions"] = os.path.join(
-            project_dir, ".github", "copilot-instructions.md"
-        )
     return found
 
 
@@ -173,15 +169,12 @@ PLATFORM = Platform(
     can_deny=True,
     can_modify_input=True,
     can_replace_output=False,
-    can_inject_context=False,  # the host does not process sessionStart output
+    can_inject_context=True,  # 1.0.102 adds sessionStart context as a user message
     installer=Installer(
         scopes=SCOPES,
         config_paths=config_paths,
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
-        instructions=lambda project_dir: config_paths(project_dir)[
-            "project_instructions" if project_dir else "instructions"
-        ],
     ),
 )

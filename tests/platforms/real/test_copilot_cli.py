@@ -1,0 +1,65 @@
+"""The real GitHub Copilot CLI binary, offline, with what `ctxmode setup copilot-cli` wrote."""
+
+from __future__ import annotations
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.host_checks import (
+    named_tools_exist,
+    offered_our_tools,
+    routing_block_once,
+    tool_named_in,
+)
+from support.hosts import HOSTS_DIR, HostRun, HostWorld, npm_host
+
+OUR_NAME = "context-mode-{tool}"  # the host joins server and tool with a hyphen
+ANY_OUR_TOOL = r"context-mode-ctx_[a-z_]+\b"
+
+
+def copilot(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
+    binary = npm_host("copilot-cli", "copilot")
+    env = world.env(
+        COPILOT_OFFLINE="true",
+        COPILOT_PROVIDER_BASE_URL=f"{model.url}/v1",
+        COPILOT_MODEL="gpt-5",
+        # The binary unpacks ~235 MB per HOME otherwise; keep it inside the clone's .hosts/.
+        COPILOT_PKG_CACHE_HOME=str(HOSTS_DIR / "npm" / "copilot-cli" / "pkg-cache"),
+    )
+    run = world.run([binary, "-p", prompt, "--allow-all-tools", "--output-format", "json"],
+                    env=env, timeout=240)  # fmt: skip
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def execute_the_named_tool(request: Request) -> Reply:
+    """Call ctx_execute by the name our deny reason gave (what a model would do)."""
+    name = tool_named_in(request.tool_results()[-1], r"[\w-]+-ctx_execute\b")
+    return call(name, language="shell", code="echo FACT-$((40 + 2))")
+
+
+def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> None:
+    npm_host("copilot-cli", "copilot")
+    copilot_home = world.home / ".copilot"
+    done = ctx("setup", "copilot-cli", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    turns = [
+        call("bash", command="curl -s http://example.com", description="fetch"),
+        execute_the_named_tool,
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        copilot(world, model, "Fetch example.com")
+
+    first, after_curl, after_execute = model.main_requests[:3]
+    offered_our_tools(first, OUR_NAME)
+    denied = after_curl.tool_results()[-1]
+    assert "was not run" in denied  # a deny the host honours, not an echo that ran
+    named_tools_exist(denied, ANY_OUR_TOOL, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+    routing_block_once(after_execute)  # from the sessionStart hook, which this version shows
+    named_tools_exist(after_execute.text(), ANY_OUR_TOOL, after_execute)
+
+    undone = ctx("setup", "copilot-cli", "--uninstall", cwd=world.work, env=world.env())
+    assert undone.returncode == 0, undone.stderr
+    ours = ("hooks/context-mode.json", "mcp-config.json")
+    assert not [name for name in ours if (copilot_home / name).exists()]

@@ -1,0 +1,71 @@
+"""The real Gemini CLI binary, offline, with what `ctxmode setup gemini-cli` wrote."""
+
+from __future__ import annotations
+
+import json
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.host_checks import (
+    named_tools_exist,
+    offered_our_tools,
+    routing_block_once,
+    tool_named_in,
+)
+from support.hosts import HostRun, HostWorld, npm_host
+
+OUR_NAME = "mcp_context-mode_{tool}"  # single underscores: the host's naming, not Claude's
+ANY_OUR_TOOL = r"mcp_context-mode_ctx_[a-z_]+\b"  # not the call ids built from them
+SETTINGS = {  # what a user's settings hold before setup: offline, API-key auth
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+}
+
+
+def gemini(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
+    binary = npm_host("gemini-cli", "gemini")
+    command = [binary, "-p", prompt, "-o", "stream-json", "--yolo", "--skip-trust",
+               "-m", "gemini-2.5-flash"]  # fmt: skip
+    env = world.env(
+        GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key", GEMINI_CLI_NO_RELAUNCH="true"
+    )
+    run = world.run(command, env=env)
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def execute_the_named_tool(request: Request) -> Reply:
+    """Call ctx_execute by the name the guidance gave (what a model would do)."""
+    name = tool_named_in(request.tool_results()[-1], r"mcp_[\w-]+_ctx_execute\b")
+    return call(name, language="shell", code="echo FACT-$((40 + 2))")
+
+
+def test_curl_is_redirected_to_a_tool_the_model_can_call(world: HostWorld) -> None:
+    npm_host("gemini-cli", "gemini")
+    settings = world.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(SETTINGS), encoding="utf-8")
+    done = ctx("setup", "gemini-cli", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    turns = [
+        call("run_shell_command", command="curl -s http://example.com"),
+        execute_the_named_tool,
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        gemini(world, model, "Fetch example.com")
+
+    first, after_curl, after_execute = model.main_requests[:3]
+    offered_our_tools(first, OUR_NAME)
+    redirected = after_curl.tool_results()[-1]
+    assert "was not run" in redirected
+    named_tools_exist(redirected, ANY_OUR_TOOL, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+    routing_block_once(after_execute)
+    named_tools_exist(after_execute.text(), ANY_OUR_TOOL, after_execute)
+
+    undone = ctx("setup", "gemini-cli", "--uninstall", cwd=world.work, env=world.env())
+    assert undone.returncode == 0, undone.stderr
+    assert json.loads(settings.read_text(encoding="utf-8")) == SETTINGS
