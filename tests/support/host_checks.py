@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from support.fake_model import Request
+from support.fake_model import Reply, Request, call
 
 ROUTING_MARKER = "<ctxmode_routing>"
 OUR_TOOLS = (
@@ -52,3 +53,14 @@ def tool_named_in(text: str, pattern: str) -> str:
     found = re.search(pattern, text)
     assert found, f"no tool name matching {pattern!r} in: {text[:500]}"
     return found.group(0)
+
+
+def execute_named_tool(pattern: str) -> Callable[[Request], Reply]:
+    """A turn calling ctx_execute by the name matching `pattern` in the last tool result
+    (our deny reason or redirect: what a model would do with it)."""
+
+    def turn(request: Request) -> Reply:
+        name = tool_named_in(request.tool_results()[-1], pattern)
+        return call(name, language="shell", code="echo FACT-$((40 + 2))")
+
+    return turn

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.fake_model import FakeModel, call, reply
 from support.host_checks import (
+    execute_named_tool,
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
-    tool_named_in,
 )
 from support.hosts import HOSTS_DIR, HostRun, HostWorld, npm_host
 
@@ -31,12 +31,6 @@ def copilot(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
     return run
 
 
-def execute_the_named_tool(request: Request) -> Reply:
-    """Call ctx_execute by the name our deny reason gave (what a model would do)."""
-    name = tool_named_in(request.tool_results()[-1], r"[\w-]+-ctx_execute\b")
-    return call(name, language="shell", code="echo FACT-$((40 + 2))")
-
-
 def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> None:
     npm_host("copilot-cli", "copilot")
     copilot_home = world.home / ".copilot"
@@ -44,7 +38,7 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     assert done.returncode == 0, done.stderr
     turns = [
         call("bash", command="curl -s http://example.com", description="fetch"),
-        execute_the_named_tool,
+        execute_named_tool(r"[\w-]+-ctx_execute\b"),
         reply("done"),
     ]
     with world.fake_model(turns) as model:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.fake_model import FakeModel, call, reply
 from support.host_checks import (
+    execute_named_tool,
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
-    tool_named_in,
 )
 from support.hosts import HostRun, HostWorld, npm_host
 
@@ -36,12 +36,6 @@ def gemini(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
     return run
 
 
-def execute_the_named_tool(request: Request) -> Reply:
-    """Call ctx_execute by the name the guidance gave (what a model would do)."""
-    name = tool_named_in(request.tool_results()[-1], r"mcp_[\w-]+_ctx_execute\b")
-    return call(name, language="shell", code="echo FACT-$((40 + 2))")
-
-
 def test_curl_is_redirected_to_a_tool_the_model_can_call(world: HostWorld) -> None:
     npm_host("gemini-cli", "gemini")
     settings = world.home / ".gemini" / "settings.json"
@@ -51,7 +45,7 @@ def test_curl_is_redirected_to_a_tool_the_model_can_call(world: HostWorld) -> No
     assert done.returncode == 0, done.stderr
     turns = [
         call("run_shell_command", command="curl -s http://example.com"),
-        execute_the_named_tool,
+        execute_named_tool(r"mcp_[\w-]+_ctx_execute\b"),
         reply("done"),
     ]
     with world.fake_model(turns) as model:

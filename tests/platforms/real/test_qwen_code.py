@@ -10,8 +10,8 @@ import json
 import re
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, call, reply
-from support.host_checks import OUR_TOOLS, routing_block_once, tool_named_in
+from support.fake_model import FakeModel, Request, call, reply
+from support.host_checks import OUR_TOOLS, execute_named_tool, routing_block_once
 from support.hosts import HostRun, HostWorld, npm_host
 
 OUR_NAME = "mcp__context-mode__{tool}"
@@ -41,12 +41,6 @@ def assert_named_tools_offered(text: str, request: Request) -> None:
     assert not unknown, f"we named tools the host does not offer: {unknown}"
 
 
-def execute_the_named_tool(request: Request) -> Reply:
-    """Call ctx_execute by the name our deny reason gave (what a model would do)."""
-    name = tool_named_in(request.tool_results()[-1], r"mcp__[\w-]+__ctx_execute\b")
-    return call(name, language="shell", code="echo FACT-$((40 + 2))")
-
-
 def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> None:
     npm_host("qwen-code", "qwen")
     settings = world.home / ".qwen" / "settings.json"
@@ -56,7 +50,7 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     assert done.returncode == 0, done.stderr
     turns = [
         call("run_shell_command", command="curl -s http://example.com"),
-        execute_the_named_tool,
+        execute_named_tool(r"mcp__[\w-]+__ctx_execute\b"),
         reply("done"),
     ]
     with world.fake_model(turns) as model:
