@@ -2,9 +2,9 @@
 
 For hosts that cannot inject context at session start (`Platform.can_inject_context`
 false), `ctxmode setup` writes the block between two marker lines into the file the
-host reads (AGENTS.md, GEMINI.md, ...). The user's own text
-around it is kept; setting up again replaces the section in place, `--uninstall` takes
-it out (and deletes a file that held nothing else). Off the hook path.
+host reads (AGENTS.md, GEMINI.md, ...). The user's own text around it is kept; setting
+up again replaces the section in place, `--uninstall` takes it out (and deletes a file
+that held nothing else). Off the hook path.
 """
 
 from __future__ import annotations
