@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ctxmode.commands.setup import command
 from ctxmode.hooks.routing_block import MARKER
+from ctxmode.hooks.runner import run
 from ctxmode.platforms import REGISTRY, all_platforms, load
 from ctxmode.platforms._instructions import BEGIN, END, with_section, without_section
 
@@ -117,6 +118,8 @@ def test_antigravity_ide_setup_registers_the_server_and_gemini_md(tmp_path, temp
 def test_mcp_only_hosts_have_no_hooks_and_no_capabilities():
     for platform in all_platforms():
         if not platform.events:
+            output = run(platform, "pretooluse", lambda: b"{}")
+            assert (output.exit_code, output.stdout) == (0, "") and "no hooks" in output.stderr
             assert platform.installer.hook_commands("x") == {}
             assert not (platform.can_deny or platform.can_modify_input)
             assert not (platform.can_replace_output or platform.can_inject_context)

@@ -60,7 +60,7 @@ def run(platform: Platform, host_event: str, read_stdin: Callable[[], bytes]) ->
     host_event = host_event.lower()
     if host_event not in platform.events:
         output = noop(platform, host_event)
-        known = ", ".join(sorted(platform.events))
+        known = ", ".join(sorted(platform.events)) or "none: this host has no hooks"
         output.stderr = (
             f"ctxmode hook: unknown {platform.id} event {host_event!r} (known: {known})\n"
         )
