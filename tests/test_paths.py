@@ -61,3 +61,10 @@ def test_the_cli_reports_a_relative_data_root_in_one_line(tmp_path):
     assert (
         result.stderr.strip() == "Error: CTXMODE_DIR must be an absolute path, got 'relative/dir'"
     )
+
+
+def test_append_log_filters_secrets(data_root):
+    paths.append_log("x.log", "failed: psql postgres://app:hunter2pw@db/prod, DB_PASS=s3cr3t")
+    logged = (data_root / "logs" / "x.log").read_text()
+    assert "hunter2pw" not in logged and "s3cr3t" not in logged
+    assert "postgres://app:[FILTERED]@db/prod" in logged

@@ -92,12 +92,15 @@ def ensure_dir(path: str) -> str:
 
 
 def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> bool:
-    """Append one line to `<data root>/logs/<name>`, keeping one rotated copy.
+    """Append one line to `<data root>/logs/<name>`, secrets filtered, keeping one rotated copy.
 
     Never raises (a full or read-only data root must not turn logging into a second
     failure); returns whether the line was written.
     """
     try:
+        from ctxmode.policy.secrets import redact
+
+        line = redact(line)
         directory = ensure_dir(logs_dir())
         path = os.path.join(directory, name)
         try:

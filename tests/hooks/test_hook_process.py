@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -201,3 +202,46 @@ def test_redirects_follow_a_real_announced_server():
     finally:
         mcp_ready.withdraw_server()
     assert run_hook("claude-code", "pretooluse", curl, env=env).stdout == b""
+
+
+# One command per form the secret filter knows; each value is unique so a leak names its form.
+SECRET_COMMANDS = [
+    "psql postgres://app:pw-url-1@db/prod -c 'select 1'",
+    "mysql -uroot -ppw-mysql-2 prod",
+    "curl -u bob:pw-curl-3 https://api.example.com",
+    "docker login -u bob -p pw-docker-4 registry.example.com",
+    "export DB_PASS=pw-export-5 && make deploy",
+    "MYSQL_PWD=pw-mysqlpwd-6 mysql -u app",
+    "az storage ls --connection-string 'AccountName=a;AccountKey=pw-azure-7;'",
+    "sshpass -p pw-sshpass-8 ssh deploy@host",
+    "SECRET_KEY_BASE=pw-rails-9 rails s",
+    "sqlcmd -Q x 'Server=db;Uid=sa;Pwd=pw-odbc-10;'",
+    "curl -H 'Authorization: Bearer pw-bearer-11-0123456789abcdef' https://api.example.com",
+]
+SECRET_OUTPUT = (
+    "machine api.example.com login bob password pw-netrc-12\n"
+    "db.example.com:5432:prod:app:pw-pgpass-13\n"
+    "SENDGRID SG.pw-sendgrid-14-abcdefgh.ABCDEFGHIJKLMNOPQRSTUVWX0123\n"
+    "STRIPE whsec_pwwebhook15abcdefghijklmnop\n"
+    "Error: connection refused\n"
+)
+
+
+def test_post_tool_use_capture_persists_no_secret(tmp_path, data_root):
+    project = tmp_path / "project"
+    project.mkdir()
+    for index, command in enumerate(SECRET_COMMANDS):
+        payload = {
+            "session_id": "secrets-1",
+            "cwd": str(project),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": SECRET_OUTPUT, "stderr": "failed", "exit_code": index % 2},
+        }
+        completed = run_hook("claude-code", "posttooluse", json.dumps(payload).encode())
+        assert completed.returncode == 0, completed.stderr
+    persisted = b"".join(p.read_bytes() for p in data_root.rglob("*") if p.is_file())
+    assert b"[FILTERED]" in persisted  # the capture did store the events
+    leaked = sorted({m.decode() for m in re.findall(rb"pw-?[a-z]+-?[0-9]+", persisted)})
+    assert leaked == []

@@ -85,6 +85,49 @@ def test_secret_assignments_in_env_json_yaml_and_flags_are_filtered(
     assert redact(text) == expected
 
 
+SENDGRID = "SG." + "aB3dE5fG7hI9jK1lM3nO5p" + "." + "Q7rS9tU1vW3xY5zA7bC9dE1fG3hI5jK7lM9nO1pQ3r"
+WEBHOOK = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLSGd"
+
+
+# Credentials as shells, clients and credential files spell them; the shape stays.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mysql -uroot -phunter2 prod", "mysql -uroot -p[FILTERED] prod"),
+        ("/usr/bin/mysqldump -p'pa ss' db", "/usr/bin/mysqldump -p'[FILTERED]' db"),
+        ("mariadb -h db -pS3cr3t -e 'select 1'", "mariadb -h db -p[FILTERED] -e 'select 1'"),
+        ("curl -u bob:hunter2 https://x", "curl -u bob:[FILTERED] https://x"),
+        ("curl -fsu bob:hunter2 https://x", "curl -fsu bob:[FILTERED] https://x"),
+        ("curl --user=bob:hunter2 https://x", "curl --user=bob:[FILTERED] https://x"),
+        ("curl -x p --proxy-user 'bob:pw' u", "curl -x p --proxy-user 'bob:[FILTERED]' u"),
+        ("docker login -u bob -p hunter2 r.io", "docker login -u bob -p [FILTERED] r.io"),
+        ("podman login -p=hunter2 r.io", "podman login -p=[FILTERED] r.io"),
+        ("export DB_PASS=hunter2", "export DB_PASS=[FILTERED]"),
+        ("MYSQL_PWD=hunter2 mysql -u app", "MYSQL_PWD=[FILTERED] mysql -u app"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acc;AccountKey=abc1+/xyz==;EndpointSuffix=x",
+            "DefaultEndpointsProtocol=https;AccountName=acc;AccountKey=[FILTERED];EndpointSuffix=x",
+        ),
+        (f"SENDGRID_KEY used {SENDGRID} here", f"SENDGRID_KEY used {FILTERED} here"),
+        ("machine api.x.com login bob password hunter2", "machine api.x.com login bob password [FILTERED]"),
+        ("machine x\n  login bob\n  password hunter2\n", "machine x\n  login bob\n  password [FILTERED]\n"),
+        ("db.x.com:5432:prod:app:hunter2", "db.x.com:5432:prod:app:[FILTERED]"),
+        ("*:*:*:postgres:s3cret\n", "*:*:*:postgres:[FILTERED]\n"),
+        ("SECRET_KEY_BASE=0a1b2c3d4e5f", "SECRET_KEY_BASE=[FILTERED]"),
+        ("Server=db;Database=app;Uid=sa;Pwd=hunter2;", "Server=db;Database=app;Uid=sa;Pwd=[FILTERED];"),
+        ("sshpass -p hunter2 ssh host", "sshpass -p [FILTERED] ssh host"),
+        ("sshpass -phunter2 scp a h:", "sshpass -p[FILTERED] scp a h:"),
+        ("redis-cli -a hunter2 ping", "redis-cli -a [FILTERED] ping"),
+        (f"STRIPE_WEBHOOK {WEBHOOK}", f"STRIPE_WEBHOOK {FILTERED}"),
+        ("psql postgres://app:hunter2@db/prod -c 'select 1'", "psql postgres://app:[FILTERED]@db/prod -c 'select 1'"),
+        ("--db-pass hunter2 --verbose", "--db-pass [FILTERED] --verbose"),
+        ("proxy-authorization: basic dXNlcjpw", "proxy-authorization: basic [FILTERED]"),
+    ],
+)  # fmt: skip
+def test_client_flags_env_and_credential_files_are_filtered(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
 def test_connection_strings_keep_user_and_host() -> None:
     assert redact("DATABASE_URL postgres://bob:s3cret@db.internal:5432/app") == (
         "DATABASE_URL postgres://bob:[FILTERED]@db.internal:5432/app"
@@ -104,6 +147,13 @@ def test_a_pem_private_key_block_is_filtered_whole() -> None:
 def test_a_truncated_pem_block_is_filtered_through_its_body() -> None:
     text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA=\nAAAA\n\nnext output"
     assert redact(text) == f"{FILTERED}\n\nnext output"
+
+
+def test_a_pem_block_cut_at_its_start_is_filtered_back_to_its_first_line() -> None:
+    # Text indexed in pieces can split a key: the second piece has an END but no BEGIN.
+    line = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    text = f"done\n{line}\n{line}\nAAAA==\n-----END OPENSSH PRIVATE KEY-----\nnext"
+    assert redact(text) == f"done\n{FILTERED}\nnext"
 
 
 def test_public_keys_and_certificates_are_left_alone() -> None:
@@ -147,6 +197,12 @@ def test_public_addresses_and_lookalikes_stay_with_private_networks_on(text: str
         "Bearer authentication is described in RFC 6750.",
         "Basic usage: run the task-runner with sk-learn-style options.",
         "mkdir -p build && ssh -p 22 host",
+        "mysql -u root -p appdb && docker run -u 1000:1000 img",
+        "curl --user-agent a:b https://x && curl -u bob:$TOKEN https://x",
+        "cd $PWD; PWD=/home/me OLDPWD=/tmp make",
+        "bypass=true pass: 12 passed: 3",
+        "at 12:30:45:00:11 the key=42 was used; monkey: banana",
+        "login succeeded, password accepted for bob",
         "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
         "see https://example.com/docs/auth#tokens and mailto:bob@example.com",
         "",
@@ -227,6 +283,13 @@ ADVERSARIAL = [
     "fd00:" * 40_000,
     "--password " * 18_000,
     "x" * 40 + "password" * 25_000,
+    "mysql -" * 30_000,
+    "curl -u a" * 25_000,
+    "docker login -p " * 12_000,
+    "machine login a password " * 10_000,
+    "\n password x" * 18_000,
+    "a:5432:b:c:" * 20_000,
+    "api_key" * 30_000,
 ]
 
 

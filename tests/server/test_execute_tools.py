@@ -291,3 +291,23 @@ def test_background_process_is_detached_then_stopped_with_the_server(mcp_run, se
     while is_running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)  # the server stops it on exit; give the kill a moment to land
     assert not is_running(pid), "a background process outlived the server"
+
+
+def test_indexed_output_loses_its_secrets_but_the_reply_keeps_them(
+    mcp_run, settings_env, data_root
+):
+    code = (
+        'for i in $(seq 1 400); do echo "build step $i compiled"; done\n'
+        "echo 'export DB_PASS=hunter2pw'\n"
+        "echo 'mysql -uroot -pS3cretPw prod'\n"
+    )
+
+    async def scenario(session):
+        return await session.call("ctx_execute", language="shell", code=code)
+
+    text, is_error = mcp_run(scenario, env=settings_env)
+    assert not is_error, text
+    assert "DB_PASS=hunter2pw" in text  # the model sees what the command printed
+    stored = b"".join(path.read_bytes() for path in data_root.rglob("*.db*"))
+    assert "indexed" in text and b"build step 400 compiled" in stored
+    assert b"hunter2pw" not in stored and b"S3cretPw" not in stored

@@ -61,3 +61,17 @@ def test_sessions_do_not_share_detector_state(tmp_path: Path) -> None:
 def test_command_key_ignores_cd_env_and_runners() -> None:
     assert command_key("cd app && FOO=1 uv run pytest -x tests/a.py") == ["pytest", "tests/a.py"]
     assert command_key("npm test") == ["npm", "test"]
+
+
+def test_detector_keys_hold_no_password_and_still_match(tmp_path: Path) -> None:
+    url = "postgres://app:hunter2pw@db/prod"
+    bash(tmp_path, f"psql {url} -c 'select 1'", "psql: error: connection refused\nexit 2")
+    conn = schema.open_project_db(str(tmp_path))
+    try:
+        rows = conn.execute("SELECT key || ' ' || value FROM session_detector").fetchall()
+    finally:
+        conn.close()
+    assert rows and not [row for row in rows if "hunter2pw" in row[0]]
+    assert any("postgres://app:[FILTERED]@db/prod" in row[0] for row in rows)
+    bash(tmp_path, f"psql {url} -c 'select 1'", "1 row")
+    assert [e for e in events(tmp_path) if e[0] == "error_resolved"]

@@ -291,3 +291,46 @@ def test_wrapping_an_open_connection_leaves_it_open(tmp_path):
         kb.index_text("x", "# X\nxylophone\n")
     assert conn.execute("SELECT count(*) FROM kb_chunks").fetchone()[0] == 1
     conn.close()
+
+
+SECRET_LINES = (
+    "export DB_PASS=hunter2pw\n"
+    "mysql -uroot -pS3cretPw prod\n"
+    "AccountKey=c2VjcmV0a2V5dmFsdWU=;EndpointSuffix=core\n"
+)
+SECRET_VALUES = ("hunter2pw", "S3cretPw", "c2VjcmV0a2V5dmFsdWU=")
+
+
+def stored_text(kb: KnowledgeBase) -> str:
+    rows = kb.conn.execute("SELECT title || content || terms FROM kb_chunks").fetchall()
+    vocab = kb.conn.execute("SELECT group_concat(word, ' ') FROM kb_vocab").fetchone()[0]
+    return "\n".join(row[0] for row in rows) + (vocab or "")
+
+
+def test_indexed_output_is_stored_without_its_secrets(kb):
+    noise = "".join(f"line {i} of build output\n" for i in range(3000))
+    kb.index_stream("exec:shell:1", [noise, SECRET_LINES, noise])
+    stored = stored_text(kb)
+    assert not [value for value in SECRET_VALUES if value in stored]
+    assert "DB_PASS=[FILTERED]" in stored and "-p[FILTERED]" in stored
+
+
+def test_a_private_key_is_filtered_whole_across_pieces_blocks_and_chunks(kb):
+    body = "".join(f"MIIEowIBAAKCAQEA1c7z5Pad7OejecsQ0bu3aumzZ{i:04d}\n" for i in range(200))
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n"
+    noise = "".join(f"line {i} of build output\n" for i in range(2_600))  # ~64 KB
+    kb.index_stream("exec:shell:2", [noise, key[:3000], key[3000:], "after\n"])
+    stored = stored_text(kb)
+    assert "MIIEowIBAAKCAQEA" not in stored and "line 2599 of build output" in stored
+
+
+def test_a_named_file_is_filtered_unless_redaction_is_off(kb, tmp_path, monkeypatch):
+    path = tmp_path / "deploy.env"
+    path.write_text(SECRET_LINES)
+    kb.index_file(str(path), "deploy")
+    assert "hunter2pw" not in stored_text(kb)
+    monkeypatch.setenv("CTXMODE_REDACT", "off")
+    kb.index_file(str(path), "deploy")
+    assert all(value in stored_text(kb) for value in SECRET_VALUES)
+    kb.index_stream("exec:shell:3", [SECRET_LINES])  # what ctxmode captures on its own
+    assert kb.search(["hunter2pw"], source="exec:shell:3")[0].hits == []

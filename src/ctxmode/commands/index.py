@@ -38,6 +38,7 @@ def command(
 ) -> None:
     """Index PATH (a file, a directory, or - for stdin) for `ctxmode search`."""
     from ctxmode import project, schema
+    from ctxmode.policy.secrets import explicit_redaction_off
     from ctxmode.store.knowledge import KnowledgeBase
 
     # The project comes from the cwd (or --project), never from PATH: `search` run from
@@ -46,7 +47,12 @@ def command(
     with schema.project_database(root) as conn:
         kb = KnowledgeBase(conn)
         if path == "-":
-            result = kb.index_text(label or "stdin", _read_stdin(), fmt or "markdown")
+            result = kb.index_text(
+                label or "stdin",
+                _read_stdin(),
+                fmt or "markdown",
+                redact=not explicit_redaction_off(),
+            )
         elif os.path.isdir(path):
             walk = {
                 "include": list(include) or None,

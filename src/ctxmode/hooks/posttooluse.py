@@ -82,8 +82,10 @@ def save_output(session_id: str, tool: str, text: str) -> str:
     paths.ensure_dir(directory)
     safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool)[:80]
     path = os.path.join(directory, f"{time.time_ns()}-{os.getpid()}-{safe_tool}.txt")
+    from ctxmode.policy.secrets import redact
+
     with open(path, "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(text)
+        handle.write(redact(text))
     return path
 
 

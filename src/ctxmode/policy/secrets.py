@@ -1,25 +1,34 @@
 """Secret redaction shared by everything that writes user text: `redact(text) -> text`.
 
 Each secret becomes `[FILTERED]`; the text around it (a key name, a user name, a
-host, the auth scheme) is kept so the line still says what happened.
+host, the auth scheme, a flag) is kept so the line still says what happened.
 
-Linear time by construction: every pattern either starts with a literal anchored
-by a lookbehind (so only the start of a run can begin a match, and the run is
-scanned once) or has only bounded quantifiers; PEM blocks are walked by hand.
+Every rule has anchors: lowercase words at which a match can begin (`://`, `password`,
+`mysql`, `ghp_`). They are found with `str.find` (fast), and only there is the rule's
+pattern tried, so text without any anchor costs one `lower()` and `re` is not even
+imported. Linear time: a match attempt is bounded or stops at the end of its token run,
+and a pattern that begins at the start of a run (lookbehind) fails at once inside one.
 Applying `redact` twice changes nothing (`[FILTERED]` never matches a rule).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import cache
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
 
 FILTERED = "[FILTERED]"
+REDACT_ENV = "CTXMODE_REDACT"
 
 
 class _Lazy:
-    """A regex compiled on first use: the hook path imports this module but rarely needs all."""
+    """A regex compiled on first use: the hook path imports this module but rarely needs one.
+
+    `re` itself is imported only then: most hook calls carry no trigger word at all.
+    """
 
     __slots__ = ("_compiled", "source")
 
@@ -30,6 +39,8 @@ class _Lazy:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.source)
         return self._compiled
 
@@ -37,17 +48,16 @@ class _Lazy:
 _NOT_FILTERED = r"(?!\[FILTERED\])"
 
 # --- tokens recognisable by their prefix ------------------------------------------------
-# `(?<![...])` pins a match to the start of a token-character run: one scan per run.
+# `(?<![...])` pins a match to the start of a token-character run.
 _RUN_START = r"(?<![A-Za-z0-9_\-])"
 _PREFIXED_TOKENS = _Lazy(
-    r"(?=[gsrxAnhe])"  # a first-character guard lets the scanner skip most positions fast
-    + _RUN_START
-    + r"(?:"
+    _RUN_START + r"(?:"
     r"gh[pousr]_[A-Za-z0-9]{30,}"  # GitHub classic tokens
     r"|github_pat_[A-Za-z0-9_]{22,}"  # GitHub fine-grained tokens
     r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab
     r"|sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"  # Anthropic / OpenAI
     r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"  # Stripe secret / restricted keys
+    r"|whsec_[A-Za-z0-9+/=]{20,}"  # Stripe webhook signing secrets
     r"|xox[abposr]-[A-Za-z0-9\-]{10,}"  # Slack
     r"|xapp-[A-Za-z0-9\-]{10,}"  # Slack app-level
     r"|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"  # AWS access key ids
@@ -55,36 +65,43 @@ _PREFIXED_TOKENS = _Lazy(
     r"|npm_[A-Za-z0-9]{36}"  # npm
     r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
     r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"  # JWT
+    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"  # SendGrid
     r")"
+)
+_TOKEN_PREFIXES = (
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "sk_live_"),
+    *("sk_test_", "rk_live_", "rk_test_", "whsec_", "xox", "xapp-", "akia", "asia", "aiza"),
+    *("npm_", "hf_", "eyj", "sg."),
 )
 
 # --- headers ------------------------------------------------------------------------------
 _AUTH_SCHEME = r"(?:bearer|basic|digest|token|bot|apikey|negotiate)[ \t]{1,8}"
+# Starts at `authorization`: a `proxy-` before it stays as it is.
 _AUTH_HEADER = _Lazy(
-    r"(?i)(?=[ap])(?<![A-Za-z0-9_\-])((?:proxy-)?authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
-    r"(?:"
-    + _AUTH_SCHEME
-    + r")?)"
+    r"(?i)(?<![A-Za-z0-9_])(authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
+    r"(?:" + _AUTH_SCHEME + r")?)"
     # The scheme is never the credential (keeps `Bearer [FILTERED]` stable).
-    + _NOT_FILTERED
-    + r"(?!"
-    + _AUTH_SCHEME
-    + r")([^\s\"',;]+)"
-)
+    + _NOT_FILTERED + r"(?!" + _AUTH_SCHEME + r")([^\s\"',;]+)"
+)  # fmt: skip
 # A bare `Bearer <token>` outside a header (curl -H, logs). The token must look like one.
 _BEARER = _Lazy(
-    r"(?i)(?=b)(?<![A-Za-z0-9_\-])(bearer[ \t]{1,8})"
-    + _NOT_FILTERED
-    + r"([A-Za-z0-9._~+/=\-]{16,})"
+    r"(?i)(?<![A-Za-z0-9_\-])(bearer[ \t]{1,8})" + _NOT_FILTERED + r"([A-Za-z0-9._~+/=\-]{16,})"
 )
 
 # --- key = value assignments (env, JSON, YAML, TOML, query strings) ----------------------
 # The key must END with one of these words: `GITHUB_TOKEN`, `db_password`, `clientSecret`,
-# `x-api-key`; but not `max_tokens`, `token_count`, `password_reset`, `secrets`.
+# `x-api-key`, `DB_PASS`, `MYSQL_PWD`, `Pwd` (ODBC), `AccountKey` (Azure), `SECRET_KEY_BASE`;
+# but not `max_tokens`, `token_count`, `password_reset`, `secrets`, `bypass`, `OLDPWD`.
+# Each alternative starts with its anchor word; what a `key` needs before it is looked
+# behind for (`api_key`, `AccessKey`), so a plain `key=` is left alone.
+_KEY_OWNERS = ("api", "access", "private", "auth", "account")
 _SECRET_WORD = (
-    r"(?:pass(?:word|wd|phrase)|secret(?:[_\-]?key)?|token"
-    r"|(?:api|access|private|auth)[_\-]?key|client[_\-]?secret)"
+    r"(?:pass(?:word|wd|phrase)|(?<=[_\-])pass|(?<![A-Za-z0-9.$])pwd"
+    r"|secret(?:[_\-]?key(?:[_\-]?base)?)?|token|(?:"
+    + "|".join(f"(?<={owner})|(?<={owner}[_\\-])" for owner in _KEY_OWNERS)
+    + r")key)"
 )
+_SECRET_ANCHORS = ("pass", "pwd", "secret", "token", "key")
 _VALUE = (
     r"(?:\"" + _NOT_FILTERED + r"(?P<dq>[^\"\n]+)\""
     r"|'" + _NOT_FILTERED + r"(?P<sq>[^'\n]+)'"
@@ -97,19 +114,69 @@ _NOT_A_SECRET = _Lazy(
     r"|none|null|nil|true|false|undefined)|[A-Za-z0-9_.]*" + _SECRET_WORD + r")"
 )
 # The match starts at the secret word: whatever precedes it in the key (`DB_`, `x-`) is
-# kept as it is, and starting there spares a prefix search at every word.
+# kept as it is.
 _ASSIGNMENT = _Lazy(
-    r"(?i)(?=[pstac])(?P<key>" + _SECRET_WORD + r")"
+    r"(?i)(?P<key>" + _SECRET_WORD + r")"
     r"(?P<sep>[\"']?[ \t]{0,8}:?=[ \t]{0,8}|[\"']?[ \t]{0,8}:[ \t]{0,8})" + _VALUE
 )
-# Command-line flags with a space: `--password hunter2`, `--api-key x` (not `-p`: too ambiguous).
-_FLAG = _Lazy(
-    r"(?i)(?=-)(?<![A-Za-z0-9_\-])(?P<key>--?(?:[A-Za-z0-9]{1,20}-){0,3}" + _SECRET_WORD + r")"
-    r"(?P<sep>[ \t]{1,8})(?!-)" + _VALUE
+# Command-line flags with a space: `--password hunter2`, `--api-key x` (not `-p`: too
+# ambiguous). The match starts at the secret word too; `_flag` checks the dashes before it.
+_FLAG = _Lazy(r"(?i)(?P<key>" + _SECRET_WORD + r")(?P<sep>[ \t]{1,8})(?!-)" + _VALUE)
+_FLAG_START = _Lazy(r"(?:^|[^A-Za-z0-9_\-])--?(?:[A-Za-z0-9]{1,20}-){0,3}\Z")
+
+# Short flags that carry a password only for some programs (`mkdir -p`, `ssh -p 22` do not):
+# the program's name anchors the match, then its own arguments are scanned (bounded, and
+# never past the end of that command) for the flag.
+_PROGRAM_START = r"(?<![A-Za-z0-9_.\-])"
+_SAME_COMMAND = r"(?![A-Za-z0-9_\-])[^\n;|&]{0,300}?[ \t]"
+
+
+def _program_flag(programs: str, flag: str, separator: str) -> _Lazy:
+    return _Lazy(
+        _PROGRAM_START + r"(?:" + programs + r")" + _SAME_COMMAND
+        + r"(?P<key>" + flag + r")(?P<sep>" + separator + r")(?!-)" + _VALUE
+    )  # fmt: skip
+
+
+# `mysql -psecret` (attached: `-p secret` would make `secret` the database name)
+_MYSQL_P = _program_flag(r"mysql(?:dump|admin|import|show|check|pump|sh)?|mariadb", "-p", "")
+# `sshpass -p secret`, `redis-cli -a secret`, `docker login -p secret`
+_SSHPASS_P = _program_flag("sshpass", "-p", r"[ \t]{0,8}")
+_REDIS_A = _program_flag("redis-cli", "-a", r"[ \t]{0,8}")
+# Starts at `login`, the program looked behind for (one anchor instead of seven).
+_LOGIN_P = _program_flag(
+    "(?:"
+    + "|".join(f"(?<={program} )" for program in ("docker", "podman", "nerdctl", "buildah"))
+    + "|".join(("", *(f"(?<={program} )" for program in ("skopeo", "registry", "oras"))))
+    + ")login",
+    "-p",
+    r"[ \t]{1,8}|=",
 )
+# `curl -u user:secret`, `curl --proxy-user=user:secret`, `curl -su user:secret`
+_CURL_USER = _Lazy(
+    _PROGRAM_START + r"curl" + _SAME_COMMAND
+    + r"(?P<key>-[A-Za-z]{0,8}[uU]|--user|--proxy-user)(?P<sep>[ \t]{1,8}|=|)"
+    + r"(?P<user>[\"']?[^\s:\"']{0,128}:)" + _NOT_FILTERED + r"(?P<secret>[^\s\"']+)"
+)  # fmt: skip
+
+# --- credential files: .netrc and .pgpass lines ---------------------------------------------
+# `machine h login u password secret` on one line, or `password secret` alone on its line
+# (netrc's other layout), never `login ok, password accepted`.
+_NETRC_INLINE = _Lazy(
+    r"(?<![A-Za-z0-9_\-])((?:machine[ \t]{1,8}[^\s]{1,256}|default)"
+    r"[ \t]{1,8}login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8})"
+    + _NOT_FILTERED + r"([^\s]+)"
+)  # fmt: skip
+_NETRC_LINE = _Lazy(r"(?m)([ \t]{0,16}password[ \t]{1,8})" + _NOT_FILTERED + r"([^\s]+)(?=[ \t]*$)")
+# `host:port:database:user:password`, a whole line. Anchored on the usual ports.
+_PGPASS = _Lazy(
+    r"(?m)((?![0-9]{1,255}:)[^:\s]{1,255}:(?:[0-9]{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:)"
+    + _NOT_FILTERED + r"(\S+)(?=[ \t]*$)"
+)  # fmt: skip
+_PGPASS_PORTS = (":*:", ":5432:", ":6432:")
 
 # --- connection strings: keep scheme, user and host, drop the password --------------------
-# Anchored on the literal `://` (fast to find) after a scheme character.
+# Starts at the literal `://`, after a scheme character.
 _URL_PASSWORD = _Lazy(
     r"(?<=[A-Za-z0-9+.\-])(://[^\s:/@\"'<>]{0,128}:)" + _NOT_FILTERED + r"([^\s@/\"'<>]+)(@)"
 )
@@ -118,20 +185,24 @@ _URL_PASSWORD = _Lazy(
 _PEM_BEGIN = _Lazy(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PEM_END = _Lazy(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PEM_BODY_LINE = _Lazy(r"[A-Za-z0-9+/=:\- \t\r]*")
+_PEM_BASE64_LINE = _Lazy(r"[A-Za-z0-9+/=]{1,80}")
 
 # --- private network addresses (opt-in) ---------------------------------------------------
-_IPV4 = _Lazy(
-    r"(?=1)(?<![0-9.])(?:10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])"
-)
-_IPV6_ULA = _Lazy(r"(?i)(?=f)(?<![0-9a-z:])f[cd][0-9a-f]{2}:[0-9a-f:]{1,36}(?:%[A-Za-z0-9]{1,15})?")
+_IPV4 = _Lazy(r"(?<![0-9.])(?:10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])")
+_IPV6_ULA = _Lazy(r"(?i)(?<![0-9a-z:])f[cd][0-9a-f]{2}:[0-9a-f:]{1,36}(?:%[A-Za-z0-9]{1,15})?")
 
 
-@cache
+_networks: tuple[list[object], object] | None = None
+
+
 def _private_networks() -> tuple[list[object], object]:
-    import ipaddress  # only when an address-like string was seen
+    global _networks
+    if _networks is None:
+        import ipaddress  # only when an address-like string was seen
 
-    v4 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
-    return v4, ipaddress.ip_network("fc00::/7")
+        v4 = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+        _networks = [ipaddress.ip_network(n) for n in v4], ipaddress.ip_network("fc00::/7")
+    return _networks
 
 
 def _token(match: re.Match[str]) -> str:
@@ -160,10 +231,26 @@ def _assignment(match: re.Match[str]) -> str:
             continue
         if value == FILTERED or (group == "bare" and _NOT_A_SECRET.compiled.fullmatch(value)):
             return match.group(0)
+        if match.group("key").lower() == "pwd" and value.startswith(("/", "~")):
+            return match.group(0)  # the shell's working directory, not a password
         start, end = match.start(group) - match.start(), match.end(group) - match.start()
         text = match.group(0)
         return text[:start] + FILTERED + text[end:]
     return match.group(0)
+
+
+def _flag(match: re.Match[str]) -> str:
+    start = match.start()
+    if not _FLAG_START.compiled.search(match.string, max(0, start - 80), start):
+        return match.group(0)
+    return _assignment(match)
+
+
+def _curl_user(match: re.Match[str]) -> str:
+    secret = match.group("secret")
+    if _NOT_A_SECRET.compiled.fullmatch(secret):  # `-u user:$TOKEN`
+        return match.group(0)
+    return match.group(0)[: match.start("secret") - match.start()] + FILTERED
 
 
 def _url_password(match: re.Match[str]) -> str:
@@ -202,13 +289,19 @@ def _private_ipv6(match: re.Match[str]) -> str:
 def _redact_pem(text: str) -> str:
     """Replace each PEM private key block, BEGIN to END, by one marker.
 
-    A block cut short (no END line) is filtered through its last base64-looking line.
-    One forward walk: the END search is not repeated once it has failed.
+    A block cut short (no END line) is filtered through its last base64-looking line, and
+    one cut at its start (text indexed in pieces: an END line with no BEGIN before it)
+    from its first. One forward walk: the END search is not repeated once it has failed.
     """
     if "PRIVATE KEY" not in text:
         return text
     out: list[str] = []
     pos = 0
+    orphan_end = _PEM_END.compiled.search(text)
+    first_begin = _PEM_BEGIN.compiled.search(text)
+    if orphan_end is not None and (first_begin is None or orphan_end.start() < first_begin.start()):
+        out.append(text[: _start_of_key_body(text, orphan_end.start())] + FILTERED)
+        pos = orphan_end.end()
     end: re.Match[str] | None = None
     no_more_ends = False
     while (begin := _PEM_BEGIN.compiled.search(text, pos)) is not None:
@@ -226,6 +319,22 @@ def _redact_pem(text: str) -> str:
     return "".join(out)
 
 
+def _start_of_key_body(text: str, end_line: int) -> int:
+    """Start of the base64 lines just before the END line at `end_line`.
+
+    Body lines are full width (64 or 70 characters) except the last one, so a short line
+    further up is ordinary text and stays.
+    """
+    start, last = end_line, True
+    while start > 0:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        line = text[previous:start].rstrip("\r\n")
+        if not _PEM_BASE64_LINE.compiled.fullmatch(line) or (not last and len(line) < 48):
+            return start
+        start, last = previous, False
+    return start
+
+
 def _end_of_key_body(text: str, pos: int) -> int:
     """End of the base64-looking lines that follow a BEGIN line with no END (newline kept)."""
     end = text.find("\n", pos)
@@ -241,27 +350,43 @@ def _end_of_key_body(text: str, pos: int) -> int:
             return end
 
 
-# (pattern, replacement, substrings of the lowercased text without which it cannot match)
-_Rule = tuple[_Lazy, Callable[[re.Match[str]], str], tuple[str, ...]]
-_SECRET_TRIGGERS = ("pass", "secret", "token", "key")
-_RULES: tuple[_Rule, ...] = (
-    (_URL_PASSWORD, _url_password, ("://",)),
-    (_AUTH_HEADER, _keep_prefix, ("authorization",)),
-    (_BEARER, _bearer, ("bearer",)),
-    (
-        _PREFIXED_TOKENS,
-        _token,
-        (
-            *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "k_live_"),
-            *("k_test_", "xox", "xapp-", "akia", "asia", "aiza", "npm_", "hf_", "eyj"),
-        ),
-    ),
-    (_ASSIGNMENT, _assignment, _SECRET_TRIGGERS),
-    (_FLAG, _assignment, _SECRET_TRIGGERS),
+class _Rule:
+    """A pattern, what replaces its match, and the lowercase words at which a match begins
+    (with `line_start`, at the start of the line holding such a word)."""
+
+    __slots__ = ("anchors", "line_start", "pattern", "replace")
+
+    def __init__(
+        self,
+        pattern: _Lazy,
+        replace: Callable[[re.Match[str]], str],
+        anchors: tuple[str, ...],
+        *,
+        line_start: bool = False,
+    ) -> None:
+        self.pattern, self.replace, self.anchors = pattern, replace, anchors
+        self.line_start = line_start
+
+
+_RULES = (
+    _Rule(_URL_PASSWORD, _url_password, ("://",)),
+    _Rule(_MYSQL_P, _assignment, ("mysql", "mariadb")),
+    _Rule(_SSHPASS_P, _assignment, ("sshpass",)),
+    _Rule(_REDIS_A, _assignment, ("redis-cli",)),
+    _Rule(_LOGIN_P, _assignment, ("login",)),
+    _Rule(_CURL_USER, _curl_user, ("curl",)),
+    _Rule(_NETRC_INLINE, _keep_prefix, ("machine", "default")),
+    _Rule(_NETRC_LINE, _keep_prefix, ("password",), line_start=True),
+    _Rule(_PGPASS, _keep_prefix, _PGPASS_PORTS, line_start=True),
+    _Rule(_AUTH_HEADER, _keep_prefix, ("authorization",)),
+    _Rule(_BEARER, _bearer, ("bearer",)),
+    _Rule(_PREFIXED_TOKENS, _token, _TOKEN_PREFIXES),
+    _Rule(_ASSIGNMENT, _assignment, _SECRET_ANCHORS),
+    _Rule(_FLAG, _flag, _SECRET_ANCHORS),
 )
-_NETWORK_RULES: tuple[_Rule, ...] = (
-    (_IPV4, _private_ipv4, ("10.", "172.", "192.")),
-    (_IPV6_ULA, _private_ipv6, ("fc", "fd")),
+_NETWORK_RULES = (
+    _Rule(_IPV4, _private_ipv4, ("10.", "172.", "192.")),
+    _Rule(_IPV6_ULA, _private_ipv6, ("fc", "fd")),
 )
 
 
@@ -287,11 +412,60 @@ def redact(text: str, *, private_networks: bool = False) -> str:
     return text
 
 
+def explicit_redaction_off() -> bool:
+    """Whether content indexed on request (`ctx_index`, `ctxmode index`) is stored verbatim.
+
+    Only there: what ctxmode stores on its own (captured events, command output, logs,
+    fetched pages) is always filtered.
+    """
+    return os.environ.get(REDACT_ENV, "").strip().lower() in ("off", "0", "false", "no")
+
+
+def _lower_same_length(text: str) -> str:
+    """`text.lower()`, keeping every index valid (a few characters lower to two)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
 def _one_pass(text: str, rules: tuple[_Rule, ...]) -> str:
     text = _redact_pem(text)
-    lowered = text.lower()
-    for pattern, replace, triggers in rules:
-        if any(trigger in lowered for trigger in triggers):
-            text = pattern.compiled.sub(replace, text)
-            lowered = text.lower()
+    lowered = _lower_same_length(text)
+    for rule in rules:
+        starts = _match_starts(lowered, rule)
+        if starts:
+            redacted = _apply(rule, text, starts)
+            if redacted is not text:
+                text, lowered = redacted, _lower_same_length(redacted)
     return text
+
+
+def _match_starts(lowered: str, rule: _Rule) -> list[int]:
+    starts: set[int] = set()
+    for anchor in rule.anchors:
+        at = lowered.find(anchor)
+        while at >= 0:
+            starts.add(lowered.rfind("\n", 0, at) + 1 if rule.line_start else at)
+            at = lowered.find(anchor, at + 1)
+    return sorted(starts)
+
+
+def _apply(rule: _Rule, text: str, starts: list[int]) -> str:
+    """`text` with the rule's matches at `starts` replaced (left to right, never overlapping)."""
+    pattern = rule.pattern.compiled
+    out: list[str] = []
+    done = 0  # text[:done] is settled
+    for start in starts:
+        if start < done:
+            continue
+        match = pattern.match(text, start)
+        if match is None:
+            continue
+        out.append(text[done:start])
+        out.append(rule.replace(match))
+        done = match.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)

@@ -6,6 +6,7 @@ import os
 import time
 from datetime import datetime
 
+from ctxmode.policy.secrets import explicit_redaction_off
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
 from ctxmode.store.knowledge import DirectoryIndexResult
@@ -106,7 +107,10 @@ def handle_index(state: ServerState, args: dict) -> Reply:
     with state.knowledge() as kb:
         if content is not None:
             result = kb.index_text(
-                source or f"index:{int(time.time() * 1000)}", content, "markdown"
+                source or f"index:{int(time.time() * 1000)}",
+                content,
+                "markdown",
+                redact=not explicit_redaction_off(),
             )
             return _indexed_reply(
                 result.label, result.chunk_count, result.code_chunk_count, result.byte_count

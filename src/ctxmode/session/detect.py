@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ctxmode.policy.secrets import redact
 from ctxmode.policy.shell import scan
 from ctxmode.session import store
 from ctxmode.session.extract import ToolCall, describe, text_arg
@@ -53,8 +54,10 @@ def command_key(command: str) -> list[str]:
 
 
 def failure_key(call: ToolCall) -> str:
+    """What failed, as stored: a command is filtered before its words are picked, since
+    picking drops the flags that tell a secret (`curl -u bob:<pw>` -> `curl bob:<pw>`)."""
     if call.tool == "Bash":
-        key = command_key(text_arg(call.tool_input, "command", "cmd"))
+        key = command_key(redact(text_arg(call.tool_input, "command", "cmd")))
         return "bash:" + " ".join(key) if key else ""
     path = text_arg(call.tool_input, "file_path", "path", "filePath", "absolute_path")
     if path and call.tool in FILE_TOOLS:

@@ -2,7 +2,7 @@
 
 Every function takes an open connection; writers expect the caller to hold one
 `db.write_transaction` for the whole hook call. Secrets are redacted here, at the one
-door every event goes through. Hot path: stdlib `hashlib`/`os`/`time` and our modules.
+door every event and every detector key goes through. Hot path: stdlib `hashlib`/`os`/`time` and our modules.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import hashlib
 import os
 import time
 
+from ctxmode.policy.secrets import redact
 from ctxmode.session.model import Captured, StoredEvent
 
 TYPE_CHECKING = False
@@ -19,29 +20,11 @@ if TYPE_CHECKING:
 
 DEFAULT_EVENT_CAP = 1_000
 DEDUP_WINDOW = 5  # an event equal to one of the session's last 5 is an immediate repeat
-SECRET_HINTS = (
-    "authorization", "bearer", "password", "passwd", "passphrase", "secret", "token",
-    "apikey", "api_key", "api-key", "access_key", "access-key", "accesskey", "private key",
-    "private_key", "private-key", "privatekey", "auth_key", "auth-key", "authkey", "ghp_",
-    "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "sk_", "rk_", "xox",
-    "xapp-", "akia", "asia", "aiza", "npm_", "hf_", "eyj",
-)  # fmt: skip
 
 
 def event_cap() -> int:
     raw = os.environ.get("CTXMODE_SESSION_EVENT_CAP", "")
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_EVENT_CAP
-
-
-def redact(text: str) -> str:
-    """`text` with secrets filtered; the regex pass only runs when a hint is present."""
-    lower = text.lower()
-    url_password = "://" in lower and "@" in lower  # scheme://user:password@host
-    if not url_password and not any(hint in lower for hint in SECRET_HINTS):
-        return text
-    from ctxmode.policy.secrets import redact as redact_secrets
-
-    return redact_secrets(text)
 
 
 def data_hash(kind: str, data: str) -> str:
@@ -178,6 +161,8 @@ def get_state(conn: sqlite3.Connection, session_id: str, prefix: str) -> dict[st
 
 
 def set_state(conn: sqlite3.Connection, session_id: str, key: str, value: str) -> None:
+    """Store detector state; keys and values are filtered like events (they hold commands)."""
+    key, value = redact(key), redact(value)
     conn.execute(
         "INSERT INTO session_detector(session_id, key, value) VALUES (?,?,?) "
         "ON CONFLICT(session_id, key) DO UPDATE SET value = excluded.value",

@@ -23,6 +23,7 @@ from typing import Any
 
 from ctxmode import db, schema
 from ctxmode.errors import CtxmodeError
+from ctxmode.policy import secrets
 from ctxmode.store import search as searching
 from ctxmode.store import snippets, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
@@ -31,6 +32,8 @@ BATCH_CHUNKS = 256
 MAX_SOURCE_VOCABULARY = 200_000
 READ_BLOCK = 1 << 20
 MAX_PENDING_LINE = 1 << 20  # a "line" longer than this is handed on in pieces
+REDACT_BLOCK = 64 * 1024  # characters of lines filtered for secrets at once
+REDACT_BLOCK_MAX = 4 << 20  # ... or more, to keep a private key in one block
 SNIFF_BYTES = 8192
 STALE_CHECK_INTERVAL_S = 2.0
 LAST_USED_RESOLUTION_S = 60.0
@@ -184,6 +187,27 @@ class _TextStream:
             yield pending
 
 
+def _redacted_lines(lines: Iterable[str]) -> Iterator[str]:
+    """`lines` with secrets filtered, a block of about `REDACT_BLOCK` characters at a time.
+
+    A block never ends inside a private key (up to `REDACT_BLOCK_MAX`), so a key is
+    filtered whole however the text arrived and however it is chunked afterwards.
+    """
+    block: list[str] = []
+    size = 0
+    in_key = False
+    for line in lines:
+        block.append(line)
+        size += len(line)
+        if "PRIVATE KEY" in line:
+            in_key = "BEGIN" in line or ("END" not in line and in_key)
+        if size >= REDACT_BLOCK and (not in_key or size >= REDACT_BLOCK_MAX):
+            yield from secrets.redact("".join(block)).splitlines(keepends=True)
+            block, size = [], 0
+    if block:
+        yield from secrets.redact("".join(block)).splitlines(keepends=True)
+
+
 def _file_digest(path: str) -> str:
     sha = hashlib.sha256()
     with open(path, "rb") as f:
@@ -244,8 +268,12 @@ class KnowledgeBase:
         file_path: str | None = None,
         session_id: str | None = None,
         url: str | None = None,
+        redact: bool = True,
     ) -> IndexResult:
-        """Index `text` as source `label`, replacing whatever that label held."""
+        """Index `text` as source `label`, replacing whatever that label held.
+
+        Secrets are filtered from what is stored (`redact`; see `_replace_source`).
+        """
         _check_format(fmt)
         if not label or not label.strip():
             raise StoreInputError("a source label is required")
@@ -258,8 +286,8 @@ class KnowledgeBase:
         except UnicodeEncodeError:
             raise StoreInputError(f"content for {label!r} is not valid Unicode text") from None
         meta = {"fmt": fmt, "file_path": file_path, "url": url, "session_id": session_id}
-        chunks = iter_chunks(text.splitlines(keepends=True), fmt)
-        return self._replace_source(label, chunks, meta, lambda: (digest, None, None))
+        lines = text.splitlines(keepends=True)
+        return self._replace_source(label, lines, meta, lambda: (digest, None, None), redact)
 
     def index_stream(
         self,
@@ -268,26 +296,29 @@ class KnowledgeBase:
         fmt: str = "plain",
         *,
         session_id: str | None = None,
+        redact: bool = True,
     ) -> IndexResult:
         """Index text arriving in pieces (a 50 MB command output) without joining it in memory.
 
         NUL characters are dropped rather than refusing the whole output: a stray binary
-        byte in a log must not cost the rest of it.
+        byte in a log must not cost the rest of it. Secrets are filtered (`redact`).
         """
         _check_format(fmt)
         if not label or not label.strip():
             raise StoreInputError("a source label is required")
         stream = _TextStream(pieces)
         meta = {"fmt": fmt, "file_path": None, "url": None, "session_id": session_id}
-        chunks = iter_chunks(stream.lines(), fmt)
         return self._replace_source(
-            label, chunks, meta, lambda: (stream.sha.hexdigest(), None, None)
+            label, stream.lines(), meta, lambda: (stream.sha.hexdigest(), None, None), redact
         )
 
     def index_file(
         self, path: str, label: str | None = None, *, fmt: str | None = None
     ) -> IndexResult:
-        """Index a UTF-8 file (format from its extension), streaming it block by block."""
+        """Index a UTF-8 file (format from its extension), streaming it block by block.
+
+        A file is indexed on request, so its secrets are filtered unless `CTXMODE_REDACT=off`.
+        """
         real = os.path.realpath(path)
         if not os.path.exists(real):
             raise StoreInputError(f"no such file: {path}")
@@ -308,10 +339,13 @@ class KnowledgeBase:
         stream = _FileStream(real)
         meta = {"fmt": fmt, "file_path": real, "url": None, "session_id": None}
         # Line formats stream block by block; JSON is parsed whole (still read in blocks).
-        chunks = iter_chunks(stream.lines(), fmt)
         try:
             return self._replace_source(
-                label, chunks, meta, lambda: (stream.sha.hexdigest(), stat.st_mtime, stream.size)
+                label,
+                stream.lines(),
+                meta,
+                lambda: (stream.sha.hexdigest(), stat.st_mtime, stream.size),
+                not secrets.explicit_redaction_off(),
             )
         except OSError as exc:
             raise StoreInputError(f"cannot read {path}: {exc.strerror}") from None
@@ -324,10 +358,20 @@ class KnowledgeBase:
     def _replace_source(
         self,
         label: str,
-        chunks: Iterable[Chunk],
+        lines: Iterable[str],
         meta: dict[str, Any],
         fingerprint: Callable[[], tuple[str, float | None, int | None]],
+        redact: bool,
     ) -> IndexResult:
+        """Chunk `lines` and store them as source `label`; with `redact`, secrets filtered first.
+
+        Every way text comes in passes here, so this is the knowledge base's one filter.
+        """
+        url = meta["url"]
+        if redact:
+            lines = _redacted_lines(lines)
+            url = url and secrets.redact(url)
+        chunks = iter_chunks(lines, meta["fmt"])
         now = time.time()
         conn = self.conn
         with db.write_transaction(conn):
@@ -335,7 +379,7 @@ class KnowledgeBase:
             source_id = conn.execute(
                 "INSERT INTO kb_sources(label, fmt, file_path, url, session_id, indexed_at, "
                 "last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (label, meta["fmt"], meta["file_path"], meta["url"], meta["session_id"], now, now),
+                (label, meta["fmt"], meta["file_path"], url, meta["session_id"], now, now),
             ).lastrowid
             count, code, size, words = self._insert_chunks(source_id, chunks)
             if count == 0:
