@@ -173,3 +173,38 @@ def test_the_cache_key_is_the_url_as_given(server, kb):
     [first] = fetch_and_index(kb, [(bare, None)])
     [again] = fetch_and_index(kb, [(bare, None)])
     assert (first.label, first.status, again.status) == (bare, "new", "cache")
+
+
+def test_one_deadline_bounds_the_whole_call_and_silent_urls_fail_alone(server, kb):
+    released = threading.Event()
+
+    def silent(request: http.server.BaseHTTPRequestHandler) -> None:
+        released.wait(30)  # a server that accepts and never answers
+
+    server.routes["/ok"] = respond("fine")
+    for n in range(3):
+        server.routes[f"/silent{n}"] = silent
+    requests = [(server.url(f"/silent{n}"), None) for n in range(3)] + [(server.url("/ok"), None)]
+    started = time.monotonic()
+    try:
+        outcomes = fetch_and_index(kb, requests, concurrency=8, deadline_s=1.5)
+    finally:
+        released.set()
+    assert time.monotonic() - started < 6  # three silent URLs cost one deadline, not three
+    assert [o.status for o in outcomes] == ["error", "error", "error", "new"]
+
+
+def test_a_fetch_that_cannot_start_before_the_deadline_is_not_fetched(server, kb):
+    server.routes["/ok"] = respond("fine")
+    outcomes = fetch_and_index(kb, [(server.url("/ok"), None)], deadline_s=0)
+    assert outcomes[0].status == "error" and "deadline passed" in (outcomes[0].error or "")
+
+
+def test_at_most_max_urls_are_fetched_per_call(server, kb):
+    for n in range(5):
+        server.routes[f"/{n}"] = respond(f"page {n}")
+    requests = [(server.url(f"/{n}"), None) for n in range(5)]
+    outcomes = fetch_and_index(kb, requests, concurrency=8, max_urls=3)
+    assert [o.status for o in outcomes] == ["new", "new", "new", "error", "error"]
+    assert outcomes[4].error == "not fetched: at most 3 URLs per call"
+    assert [o.url for o in outcomes] == [url for url, _ in requests]

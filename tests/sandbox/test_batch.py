@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ctxmode.sandbox import process
 from ctxmode.sandbox.batch import run_batch
 
 
@@ -63,3 +64,15 @@ def test_batch_text_keeps_both_ends_of_a_huge_section(project: Path) -> None:
         assert "FIRST" in text and "LAST" in text and "bytes left out here" in text
         assert text.endswith("# small\n\ntail\n\n")
         assert "".join(batch.iter_text()).count("\n") > 200_000  # unbounded when asked
+
+
+def test_the_output_cap_holds_for_the_whole_call(project: Path, monkeypatch) -> None:
+    monkeypatch.setattr(process, "OUTPUT_CAP_BYTES", 1_000_000)
+    flood = "head -c 700000 /dev/zero | tr '\\0' x"
+    commands = [("a", flood), ("b", flood), ("c", flood)]
+    with run_batch(commands, cwd=str(project), timeout_ms=30_000) as batch:
+        assert batch.total_bytes <= 1_000_000
+        assert "past the cap dropped" in (batch.sections[1].note or "")
+        assert "output cap is used up" in (batch.sections[2].note or "")
+    with run_batch(commands, cwd=str(project), timeout_ms=30_000, concurrency=3) as batch:
+        assert batch.total_bytes <= 1_000_000

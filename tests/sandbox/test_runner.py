@@ -197,14 +197,38 @@ def test_fifty_megabytes_of_stdout_stay_out_of_memory_and_out_of_the_reply(
     assert reply.is_error
 
 
-def test_output_over_the_cap_kills_the_process(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+FAST_WRITERS = {
+    "yes": ("shell", "yes"),
+    # Ignores SIGTERM and writes 1 MB per call: a grace period would let it run on.
+    "python ignoring SIGTERM": (
+        "python",
+        "import signal, sys\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "block = 'x' * (1 << 20)\nwhile True:\n    sys.stdout.write(block)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("writer", FAST_WRITERS, ids=str)
+def test_output_over_the_cap_kills_the_process_and_keeps_only_the_cap(
+    project: Path, monkeypatch: pytest.MonkeyPatch, writer: str
 ) -> None:
     monkeypatch.setattr(process, "OUTPUT_CAP_BYTES", 2_000_000)
-    with run_code("shell", "yes", cwd=str(project), timeout_ms=60_000) as result:
+    language, code = FAST_WRITERS[writer]
+    with run_code(language, code, cwd=str(project), timeout_ms=60_000) as result:
         assert result.classification == kinds.OUTPUT_CAPPED
         assert result.is_error
-        assert "output capped" in result.notes[0]
+        assert result.total_bytes <= 2_000_000
+        assert sum(len(piece.encode()) for piece in result.iter_text()) <= 2_000_000 + 20
+        assert "output capped at 1.9 MB" in result.notes[0], result.notes
+        assert "dropped" in result.notes[0] and "killed" in result.notes[0]
+
+
+def test_output_written_past_the_cap_before_any_check_is_cut_too(project: Path) -> None:
+    code = "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done >&2"
+    with run_code("shell", code, cwd=str(project), output_cap_bytes=1_000_000) as result:
+        assert result.total_bytes == 1_000_000
+        assert result.stderr.head == "done\n"  # stderr keeps its share
+        assert result.notes == ["output capped at 1.0 MB: 1.9 MB past the cap dropped"]
 
 
 def test_interpreter_start_up_hooks_are_scrubbed_and_credentials_pass(

@@ -3,6 +3,7 @@
 Fetches run in parallel threads (up to 8); indexing is serial on the calling thread, so the
 knowledge base and the cache table are only touched from one thread. A cache hit still
 passes the SSRF check, so a URL that strict mode now forbids is refused even when cached.
+A call is bounded: at most 20 URLs, and one deadline (60 s) that every fetch ends by.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ __all__ = [
 DEFAULT_TTL_MS = 24 * 60 * 60 * 1000
 PREVIEW_CHARS = 3072
 MAX_CONCURRENCY = 8
+MAX_URLS = 20  # per call; the rest are reported as not fetched
+DEADLINE_S = 60.0  # for the whole call: no fetch runs past it
 # A source re-indexed this long after our fetch holds someone else's text under the label.
 _REINDEX_SLACK_S = 1.0
 
@@ -151,9 +154,15 @@ def cached_age(
     return age if age < ttl_s else None
 
 
-def _fetch_quietly(url: str, options: dict[str, Any]) -> FetchedDocument | FetchError:
+def _fetch_quietly(
+    url: str, options: dict[str, Any], deadline: float, deadline_s: float
+) -> FetchedDocument | FetchError:
+    """Fetch within what is left of the call's `deadline` (a monotonic time)."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return FetchError(f"not fetched: the call's {deadline_s:g} s deadline passed first")
     try:
-        return fetch_document(url, **options)
+        return fetch_document(url, **{**options, "timeout_s": min(options["timeout_s"], left)})
     except FetchError as exc:
         return exc
 
@@ -170,18 +179,26 @@ def fetch_and_index(
     max_bytes: int = MAX_BYTES,
     resolver: Resolver = socket.getaddrinfo,
     clock: Callable[[], float] = time.time,
+    deadline_s: float = DEADLINE_S,
+    max_urls: int = MAX_URLS,
 ) -> list[FetchOutcome]:
     """Fetch each (url, source label or None) and index it; one outcome per request, in order.
 
     `ttl_ms` (default 24 h; 0 = always refetch) and `force` control the cache, the project
     database's `fetch_cache` table beside `kb.conn`. Never raises for a bad URL: its outcome
-    carries the error.
+    carries the error. Requests past `max_urls`, and fetches the `deadline_s` of the whole
+    call leaves no time for, are error outcomes too.
     """
     strict = policy.strict_from_env() if strict is None else strict
     cache = FetchCache(kb.conn)
     ttl_s = (DEFAULT_TTL_MS if ttl_ms is None else max(0, ttl_ms)) / 1000
+    deadline = time.monotonic() + deadline_s
     jobs = [(url.strip(), (label or "").strip() or url.strip()) for url, label in requests]
     outcomes: list[FetchOutcome | None] = [None] * len(jobs)
+    for index, (url, label) in enumerate(jobs[max_urls:], max_urls):
+        error = f"not fetched: at most {max_urls} URLs per call"
+        outcomes[index] = FetchOutcome(url, label, "error", error=error)
+    jobs = jobs[:max_urls]
     misses: list[int] = []
     for index, (url, label) in enumerate(jobs):
         hit = None if force else _cache_hit(kb, cache, url, label, clock(), ttl_s)
@@ -204,7 +221,8 @@ def fetch_and_index(
     workers = max(1, min(int(concurrency), MAX_CONCURRENCY, len(misses)))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxmode-fetch") as pool:
         pending: dict[int, Future[FetchedDocument | FetchError]] = {
-            index: pool.submit(_fetch_quietly, jobs[index][0], options) for index in misses
+            index: pool.submit(_fetch_quietly, jobs[index][0], options, deadline, deadline_s)
+            for index in misses
         }
         for index in misses:  # index serially, in request order, as each fetch completes
             url, label = jobs[index]

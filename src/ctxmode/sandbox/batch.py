@@ -1,7 +1,8 @@
 """Running a list of labelled shell commands under one time budget, as one text.
 
 With concurrency 1 the commands run in order and share the budget: once it is
-spent (or a command times out), the rest are skipped with a note. With more, a
+spent (or a command times out), the rest are skipped with a note. They share the
+per-call output cap the same way (side by side: in equal shares). With more, a
 pool of workers pulls commands in order; each starts with whatever budget is
 left and is skipped if none is. Output keeps the input order, each command's
 output (stdout and stderr interleaved) becoming a `# <label>` section.
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ctxmode.sandbox import process
 from ctxmode.sandbox.runner import ExecResult, effective_timeout_ms, run_code
 
 MAX_CONCURRENCY = 8
@@ -115,12 +117,20 @@ def run_batch(
     workers = max(1, min(int(concurrency), MAX_CONCURRENCY, len(commands) or 1))
     sections = [BatchSection(label, command) for label, command in commands]
     gave_up = False  # sequential mode: a timeout ends the batch
+    # One output cap for the whole call: in order, each command gets what the earlier
+    # ones left; side by side, each gets an equal share.
+    cap = process.OUTPUT_CAP_BYTES
+    share = cap // workers
 
     def run_one(section: BatchSection) -> None:
         nonlocal gave_up
         remaining_ms = int((deadline - time.monotonic()) * 1000)
         if remaining_ms < 1 or gave_up:
             section.note = "skipped — batch time budget exhausted"
+            return
+        output_cap = share if workers > 1 else cap - sum(s.byte_count for s in sections)
+        if output_cap < 1:
+            section.note = f"skipped — the call's {cap // (1024 * 1024)} MB output cap is used up"
             return
         try:
             result = run_code(
@@ -130,6 +140,7 @@ def run_batch(
                 timeout_ms=remaining_ms,
                 extra_env=extra_env,
                 merge_stderr=True,
+                output_cap_bytes=output_cap,
             )
         except Exception as exc:  # one command's failure must not sink its siblings
             section.note = f"executor error: {exc}"

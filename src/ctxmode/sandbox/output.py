@@ -80,6 +80,9 @@ class Spool:
         if rest:
             yield rest
 
+    def truncate(self, size: int) -> None:
+        os.ftruncate(self._file.fileno(), size)
+
     @property
     def closed(self) -> bool:
         return self._file.closed

@@ -26,7 +26,7 @@ from ctxmode import paths
 from ctxmode.sandbox.output import Spool
 
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
-OUTPUT_CAP_BYTES = 100 * 1024 * 1024  # stdout + stderr; past it the group is killed
+OUTPUT_CAP_BYTES = 100 * 1024 * 1024  # stdout + stderr kept per call; past it the group is killed
 POLL_S = 0.05  # how often a running child's output size is checked
 
 
@@ -121,7 +121,11 @@ def run_process(
     stderr: Spool | None,
     deadline: float | None,
     detach_at: float | None = None,
+    output_cap: int | None = None,
 ) -> ProcessEnd:
+    """Run `argv` until it exits, `deadline` passes, `detach_at` comes, or it has written
+    more than `output_cap` bytes (default `OUTPUT_CAP_BYTES`); then its group is killed."""
+    cap = OUTPUT_CAP_BYTES if output_cap is None else output_cap
     process = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -145,8 +149,8 @@ def run_process(
                 kill_group(process)
                 return ProcessEnd(process.returncode, timed_out=True)
             written = stdout.size() + (stderr.size() if stderr else 0)
-            if written > OUTPUT_CAP_BYTES:
-                kill_group(process)
+            if written > cap:
+                kill_group(process, grace_s=0)  # no grace: each moment adds hundreds of MB
                 return ProcessEnd(process.returncode, output_capped=True)
 
 

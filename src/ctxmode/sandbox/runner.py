@@ -140,6 +140,7 @@ def run_code(
     extra_env: dict[str, str] | None = None,
     file_path: str | None = None,
     merge_stderr: bool = False,
+    output_cap_bytes: int | None = None,
 ) -> ExecResult:
     """Run `code` in `language` with `cwd` as working directory.
 
@@ -148,6 +149,8 @@ def run_code(
     given (else 3 s) and then left running; its output keeps going to files in
     `result.log_dir`. `file_path` (used by `run_file`) defines FILE_CONTENT and
     friends in the code. `merge_stderr` writes both streams into stdout, in order.
+    At most `output_cap_bytes` (default `process.OUTPUT_CAP_BYTES`, 100 MB) of output is
+    kept, whatever the writer: past it the group is killed and the rest dropped (noted).
     Raises ValueError for an unsupported language; a missing runtime or an unusable
     `cwd` comes back as a `runtime_error` result.
     """
@@ -165,6 +168,7 @@ def run_code(
     stdout = Spool(spool_dir, "stdout.log" if background else None)
     stderr = None if merge_stderr else Spool(spool_dir, "stderr.log" if background else None)
     end = ProcessEnd(None)
+    cap = process.OUTPUT_CAP_BYTES if output_cap_bytes is None else output_cap_bytes
     try:
         program = write_program(runtime, code, work_dir, cwd=cwd, file_path=file_path)
         env = _child_env(work_dir, program.env_prepend, extra_env)
@@ -173,7 +177,8 @@ def run_code(
         deadline = started + timeout / 1000
         wait_ms = timeout_ms if timeout_ms and timeout_ms > 0 else BACKGROUND_WAIT_MS
         detach_at = started + wait_ms / 1000 if background else None
-        end = _build_and_run(program, cwd, work_dir, env, stdout, stderr, deadline, detach_at)
+        run = functools.partial(run_process, env=env, stdout=stdout, stderr=stderr, output_cap=cap)
+        end = _build_and_run(program, cwd, work_dir, run, deadline, detach_at)
     except OSError as exc:
         end = ProcessEnd(None, start_error=f"could not start {language} ({runtime}): {exc}")
     except BaseException:
@@ -186,16 +191,15 @@ def run_code(
             watch_background(end.process, work_dir)
         else:
             shutil.rmtree(work_dir, ignore_errors=True)
-    return _finish(language, stdout, stderr, end, started, timeout, work_dir)
+    dropped = 0 if end.backgrounded else _cap_spools(stdout, stderr, cap)
+    return _finish(language, stdout, stderr, end, started, timeout, work_dir, (cap, dropped))
 
 
 def _build_and_run(
     program: Program,
     cwd: str,
     work_dir: str,
-    env: Mapping[str, str],
-    stdout: Spool,
-    stderr: Spool | None,
+    run: Callable[..., ProcessEnd],
     deadline: float,
     detach_at: float | None,
 ) -> ProcessEnd:
@@ -204,7 +208,6 @@ def _build_and_run(
     With `detach_at` (background mode) the program has no deadline: it is left
     running at `detach_at`.
     """
-    run = functools.partial(run_process, env=env, stdout=stdout, stderr=stderr)
     for step in program.build:
         end = run(step, cwd=work_dir, deadline=deadline)
         if end.exit_code != 0:
@@ -212,6 +215,23 @@ def _build_and_run(
             return end
     program_deadline = None if detach_at is not None else deadline
     return run(program.run, cwd=cwd, deadline=program_deadline, detach_at=detach_at)
+
+
+def _cap_spools(stdout: Spool, stderr: Spool | None, cap: int) -> int:
+    """Cut the spools to `cap` bytes together (stderr keeps its share); bytes dropped.
+
+    The group is killed once the cap is passed, but a fast writer gets far past it
+    between two checks (and a run can end before the first): what is kept is cut here.
+    """
+    out_size, err_size = stdout.size(), stderr.size() if stderr else 0
+    if out_size + err_size <= cap:
+        return 0
+    keep_out = min(out_size, max(cap - err_size, cap // 2))
+    keep_err = min(err_size, cap - keep_out)
+    stdout.truncate(keep_out)
+    if stderr is not None:
+        stderr.truncate(keep_err)
+    return out_size + err_size - keep_out - keep_err
 
 
 def _finish(
@@ -222,6 +242,7 @@ def _finish(
     started: float,
     timeout_ms: int,
     work_dir: str,
+    capped: tuple[int, int] = (0, 0),
 ) -> ExecResult:
     collector = DiagnosticCollector()
     out = summarize_spool(stdout, collector)
@@ -248,24 +269,33 @@ def _finish(
         timeout_ms=timeout_ms,
         timed_out=end.timed_out,
         backgrounded=end.backgrounded,
-        notes=_notes(end, elapsed_ms, timeout_ms, work_dir),
+        notes=_notes(end, elapsed_ms, timeout_ms, work_dir, capped),
         error=end.start_error,
         pid=end.process.pid if end.backgrounded and end.process else None,
         log_dir=work_dir if end.backgrounded else None,
     )
 
 
-def _notes(end: ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str) -> list[str]:
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _notes(
+    end: ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str, capped: tuple[int, int]
+) -> list[str]:
+    cap, dropped = capped
+    kept = f"output capped at {_mb(cap)}: {_mb(dropped)} past the cap dropped" if dropped else ""
     if end.timed_out:
-        return [f"timed out after {timeout_ms} ms — process group killed, partial output kept"]
+        killed = f"timed out after {timeout_ms} ms — process group killed, partial output kept"
+        return [killed, kept] if kept else [killed]
+    if end.output_capped or dropped:
+        killed = " — process group killed" if end.output_capped else ""
+        return [(kept or f"output capped at {_mb(cap)}") + killed]
     if end.backgrounded and end.process is not None:
         return [
             f"process backgrounded after {elapsed_ms} ms — still running (pid {end.process.pid});"
             f" its output continues in {work_dir}/stdout.log"
         ]
-    if end.output_capped:
-        mb = process.OUTPUT_CAP_BYTES // (1024 * 1024)
-        return [f"output capped at {mb} MB — process group killed"]
     if end.compile_failed:
         return [f"compilation failed (exit {end.exit_code})"]
     if end.exit_code is not None and end.exit_code < 0:

@@ -188,13 +188,22 @@ BATCH_PREVIEW_CHARS = 384
 
 def handle_fetch(state: ServerState, args: dict) -> Reply:
     from ctxmode.fetch import fetch_and_index
+    from ctxmode.fetch.service import DEADLINE_S, MAX_CONCURRENCY
 
     requests = a.as_requests(args)
-    concurrency = a.as_int(args, "concurrency", 1, minimum=1, maximum=8)
+    concurrency = a.as_int(args, "concurrency", MAX_CONCURRENCY, minimum=1, maximum=8)
     force = a.as_bool(args, "force", False)
     ttl = a.as_int(args, "ttl", None, minimum=0)
+    deadline_ms = a.as_int(args, "timeout", None, minimum=0) or DEADLINE_S * 1000
     with state.knowledge() as kb:
-        outcomes = fetch_and_index(kb, requests, ttl_ms=ttl, force=force, concurrency=concurrency)
+        outcomes = fetch_and_index(
+            kb,
+            requests,
+            ttl_ms=ttl,
+            force=force,
+            concurrency=concurrency,
+            deadline_s=deadline_ms / 1000,
+        )
     fetched = sum(o.byte_count for o in outcomes if o.status == "new")
     if len(outcomes) == 1:
         text = _describe_fetch(outcomes[0], SINGLE_PREVIEW_CHARS)

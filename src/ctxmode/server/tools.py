@@ -156,9 +156,10 @@ TOOLS: list[dict[str, Any]] = [
                     "type": "array",
                     "items": _obj({"url": _STR, "source": _STR}, ("url",)),
                 },
-                "concurrency": _desc(_NUM, "1-8, default 1"),
+                "concurrency": _desc(_NUM, "1-8, default 8"),
                 "force": _desc(_BOOL, "Bypass the cache"),
                 "ttl": _desc(_NUM, "Cache lifetime ms, default 24 h"),
+                "timeout": _desc(_NUM, "Deadline ms for the whole call, default 60000"),
             }
         ),
         "annotations": (False, False, False, True),
