@@ -6,9 +6,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 SECRET = "outside-secret-7f3a"
@@ -127,7 +129,12 @@ def test_fifty_megabytes_of_stdout_stay_out_of_memory_and_reply(mcp_run, setting
     )
 
     async def scenario(session):
-        pid_text, _ = await session.call("ctx_execute", language="shell", code="echo $PPID")
+        # The shell's parent is the reaper the server runs each call under (on Linux).
+        pid_text, _ = await session.call(
+            "ctx_execute",
+            language="shell",
+            code="ps -o comm= -p $PPID | grep -q python && ps -o ppid= -p $PPID || echo $PPID",
+        )
         server = int(pid_text.strip().splitlines()[-1])
         await session.call("ctx_execute", language="python", code="print('warm')")
         before = peak_rss_kb(server)
@@ -311,3 +318,36 @@ def test_indexed_output_loses_its_secrets_but_the_reply_keeps_them(
     stored = b"".join(path.read_bytes() for path in data_root.rglob("*.db*"))
     assert "indexed" in text and b"build step 400 compiled" in stored
     assert b"hunter2pw" not in stored and b"S3cretPw" not in stored
+
+
+@pytest.mark.parametrize("stop", ["stdin closed", "SIGTERM"])
+def test_a_stopped_server_ends_background_runs_and_what_they_started(
+    mcp_run, settings_env, tmp_path, stop
+):
+    pid_file = tmp_path / "escaped.pid"
+    code = f"setsid -f sh -c 'echo $$ > {pid_file}; exec sleep 300'; exec sleep 300"
+    server_of_reaper = (
+        "import os; print(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1])"
+    )
+
+    async def scenario(session):
+        await session.call("ctx_execute", language="shell", code=code, background="true",
+                           timeout="800")  # fmt: skip
+        if stop == "SIGTERM":
+            text, _ = await session.call("ctx_execute", language="python", code=server_of_reaper)
+            os.kill(int(text.strip()), signal.SIGTERM)
+            deadline = time.monotonic() + 5
+            while pid_file.exists() and is_running(int(pid_file.read_text())):
+                assert time.monotonic() < deadline, "SIGTERM did not stop the background run"
+                await anyio.sleep(0.05)
+
+    try:
+        mcp_run(scenario, env=settings_env)
+    except Exception:
+        if stop != "SIGTERM":  # the client may complain about a server that went away
+            raise
+    escaped = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while is_running(escaped) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the server stops it on exit; give the kill a moment to land
+    assert not is_running(escaped), f"pid {escaped} outlived the server ({stop})"

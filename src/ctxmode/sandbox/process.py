@@ -1,8 +1,11 @@
 """Child processes and their work dirs: process groups, waiting, killing, backgrounding.
 
-A child runs in its own session, so its process group holds everything it
-starts: a timeout kills the group (SIGTERM, a grace, SIGKILL), and whatever is
-left when the leader exits is killed too unless the run was backgrounded.
+A child runs in its own session under `reaper.py`, a child subreaper (on Linux) that
+ends every process the command started when it ends, even those that left the group
+with `setsid` or a double fork. A timeout SIGTERMs the group (the reaper then ends
+every descendant, with a short grace), and whatever is left when the leader exits is
+killed too unless the run was backgrounded; background runs are stopped with the
+server (`stop_background_processes`, also on SIGTERM and SIGHUP, see `server.app`).
 Work dirs live under `<data root>/tmp/exec-*` with an `owner.pid` file, so dirs
 left by a crashed server are swept on the next start.
 """
@@ -11,11 +14,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -23,9 +28,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ctxmode import paths
+from ctxmode.sandbox import reaper
 from ctxmode.sandbox.output import Spool
 
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")
+USE_REAPER = sys.platform.startswith("linux")  # child subreapers are a Linux feature
 OUTPUT_CAP_BYTES = 100 * 1024 * 1024  # stdout + stderr kept per call; past it the group is killed
 POLL_S = 0.05  # how often a running child's output size is checked
 
@@ -101,11 +109,16 @@ class ProcessEnd:
 
 
 def kill_group(process: subprocess.Popen[bytes], grace_s: float = KILL_GRACE_S) -> None:
-    """SIGTERM the process group, wait up to `grace_s` for the leader, then SIGKILL the group."""
+    """SIGTERM the process group, wait up to `grace_s` for the leader, then SIGKILL the group.
+
+    Under the reaper the leader is the reaper: it ends every descendant within its own
+    bounded time, so it gets that time too before the SIGKILL (which would stop it short).
+    """
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGTERM)
+    reaper_time = reaper.GRACE_S + 2.0 if USE_REAPER else 0.0
     with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=grace_s)
+        process.wait(timeout=grace_s + reaper_time)
     # Members that ignored SIGTERM (or were busy dying) still share the group id.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -126,6 +139,9 @@ def run_process(
     """Run `argv` until it exits, `deadline` passes, `detach_at` comes, or it has written
     more than `output_cap` bytes (default `OUTPUT_CAP_BYTES`); then its group is killed."""
     cap = OUTPUT_CAP_BYTES if output_cap is None else output_cap
+    if USE_REAPER:
+        _check_program(argv[0], env)
+        argv = (sys.executable, "-I", "-S", REAPER, *argv)
     process = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -152,6 +168,13 @@ def run_process(
             if written > cap:
                 kill_group(process, grace_s=0)  # no grace: each moment adds hundreds of MB
                 return ProcessEnd(process.returncode, output_capped=True)
+
+
+def _check_program(program: str, env: Mapping[str, str]) -> None:
+    """Raise what Popen would for a program that cannot be started (the reaper starts it)."""
+    found = program if os.sep in program else shutil.which(program, path=env.get("PATH"))
+    if not found or not os.access(found, os.X_OK) or os.path.isdir(found):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
 
 
 def _kill_leftovers(group_id: int) -> None:

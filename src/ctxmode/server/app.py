@@ -9,6 +9,7 @@ trace on the wire (`_tool_error`; a bug's trace goes to the server log).
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from typing import Any
 
@@ -141,6 +142,17 @@ async def _serve(state: ServerState) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP (a host closing us) end the server like Ctrl-C: its cleanup runs,
+    stopping background runs and what they started (the default action would skip it)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
+
+
 def serve(project_dir: str | None = None) -> None:
     """Run the MCP server on stdin/stdout until the host closes the pipe."""
     state = ServerState.create(project_dir)
@@ -149,6 +161,7 @@ def serve(project_dir: str | None = None) -> None:
         state.prune_idle_sources()
     except Exception as exc:  # retention must never stop the server from starting
         paths.append_log("server-errors.log", f"pruning idle sources failed: {exc!r}")
+    _stop_on_signals()
     try:
         anyio.run(_serve, state)
     except KeyboardInterrupt:
