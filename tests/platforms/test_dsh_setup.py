@@ -123,6 +123,9 @@ def test_the_cli_prints_then_installs_then_uninstalls(home: Path, tmp_path: Path
     profile = make_profile(home, "headless")
     printed = ctx("setup", "dsh", "--profile", "headless", "--print", cwd=tmp_path)
     assert printed.returncode == 0 and "cordis.patch.yml" in printed.stdout
+    assert (
+        "ctxmode-dsh/index.js" in printed.stdout and "export function apply" not in printed.stdout
+    )
     assert "ctxmode-dsh" not in bundles(profile)
     assert ctx("setup", "dsh", "--profile", "headless", cwd=tmp_path).returncode == 0
     assert "ctxmode-dsh" in bundles(profile)

@@ -110,6 +110,7 @@ def _print_plan(installer: Installer, prefix: str, pending: list[Change], uninst
     if not pending:
         click.echo("Nothing to change.")
     for change in pending:
-        click.echo(f"\nWould {describe(change)}" + (":" if change.after is not None else ""))
-        if change.after is not None:
+        shown = change.after is not None and not change.owned  # our own files: just the path
+        click.echo(f"\nWould {describe(change)}" + (":" if shown else ""))
+        if shown:
             click.echo(change.after.rstrip("\n"))
