@@ -249,3 +249,51 @@ def test_the_hook_on_a_full_disk_answers_and_moves_nothing(disk, proj):
     hook = after_bash(disk, proj, env, "cat big.md", BIG_DOC)
     assert hook.returncode == 0 and "Traceback" not in hook.stderr + hook.stdout
     assert moved_aside(disk.seen_from_outside()) == []
+
+
+# ---------------------------------------------------------------- every tool, every command
+
+EVERY_TOOL = [
+    ("ctx_execute", {"language": "shell", "code": "seq 1 100000"}),
+    ("ctx_execute_file", {"path": "docs/doc1.md", "language": "shell", "code": "wc -l"}),
+    ("ctx_batch_execute", {"commands": ["seq 1 100000"], "queries": ["5000"]}),
+    ("ctx_index", {"content": "more text", "source": "more"}),
+    ("ctx_search", {"queries": ["marker1"]}),
+    ("ctx_fetch_and_index", {"url": "http://127.0.0.1:9/none"}),
+    ("ctx_stats", {}),
+    ("ctx_doctor", {}),
+    ("ctx_purge", {"confirm": True}),
+    ("ctx_insight", {}),
+    ("ctx_upgrade", {}),
+]
+EVERY_COMMAND = [
+    ["index", "docs"],
+    ["search", "marker1"],
+    ["purge", "--yes"],
+    ["stats"],
+    ["doctor"],
+    ["session", "record", "--session", "s1", "--role", "user", "--content", "x"],
+    ["session", "list"],
+    ["run", "--session", "s1", "--", "true"],
+]
+
+
+def test_every_tool_and_command_on_a_read_only_data_root_answers_in_one_line(disk, proj):
+    env = {**os.environ, "CTXMODE_DIR": str(disk.mountpoint)}
+    assert disk.run([*CTXMODE, "index", "docs"], cwd=proj, env=env).returncode == 0
+    disk.make_read_only()
+    for args in EVERY_COMMAND:
+        done = disk.run([*CTXMODE, *args], cwd=proj, env=env)
+        assert "Traceback" not in done.stdout + done.stderr, args
+        assert len(done.stderr.strip().splitlines()) <= 1, (args, done.stderr)
+        assert done.returncode in (0, 1, EXIT_STORAGE), (args, done.returncode)
+
+    async def scenario(call) -> None:
+        for tool, arguments in EVERY_TOOL:
+            text, is_error = await call(tool, **arguments)
+            assert "Traceback" not in text, tool
+            if is_error:
+                assert len(text.strip().splitlines()) == 1, (tool, text)
+
+    mcp_session([*disk.prefix(proj), *CTXMODE, "serve"], env, proj, scenario)
+    assert moved_aside(disk.seen_from_outside()) == []

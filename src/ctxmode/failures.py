@@ -29,7 +29,7 @@ def explain(error: Exception, *, database: str, log: str, context: str) -> Ctxmo
     if isinstance(error, sqlite3.Error) and db.is_storage_trouble(error):
         return db.storage_error(database, error)
     if isinstance(error, OSError) and error.errno in db.STORAGE_ERRNOS:
-        return db.storage_error(str(error.filename or database), error)
+        return db.storage_error(str(error.filename or data_root_or_placeholder()), error)
     where = paths.log_traceback(log, error, context)
     summary = " ".join(str(error).split())[:200]
     return InternalError(f"internal error ({type(error).__name__}: {summary}); {where}")
