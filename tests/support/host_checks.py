@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from support.fake_model import Reply, Request, call
 
@@ -64,3 +67,16 @@ def execute_named_tool(pattern: str) -> Callable[[Request], Reply]:
         return call(name, language="shell", code="echo FACT-$((40 + 2))")
 
     return turn
+
+
+def tallied_events(platform_id: str, home: Path) -> set[str]:
+    """The canonical events our hook answered for `platform_id`, from the hook tally: under
+    the test's data root, or under the host run's HOME when the host did not pass
+    CTXMODE_DIR on to its hooks (the host's own output may not say which hooks ran)."""
+    roots = [Path(os.environ["CTXMODE_DIR"]), home / ".local" / "share" / "ctxmode"]
+    calls = []
+    for log in (root / "logs" / "hook-calls.jsonl" for root in roots):
+        if log.exists():
+            lines = log.read_text(encoding="utf-8").splitlines()
+            calls += [json.loads(line) for line in lines if line.strip()]
+    return {call["ev"] for call in calls if call.get("host") == platform_id}

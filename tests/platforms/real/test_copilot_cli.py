@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from ctxmode.platforms import load
 from support.cli import ctx
 from support.fake_model import FakeModel, call, reply
 from support.host_checks import (
@@ -9,6 +12,7 @@ from support.host_checks import (
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
+    tallied_events,
 )
 from support.hosts import HOSTS_DIR, HostRun, HostWorld, npm_host
 
@@ -44,6 +48,11 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     with world.fake_model(turns) as model:
         copilot(world, model, "Fetch example.com")
 
+    hooks = json.loads((copilot_home / "hooks" / "context-mode.json").read_text())["hooks"]
+    wired = {load("copilot-cli").events[name.lower()] for name in hooks}
+    assert tallied_events("copilot-cli", world.home) == wired - {
+        "pre_compact"
+    }  # no compaction here
     first, after_curl, after_execute = model.main_requests[:3]
     offered_our_tools(first, OUR_NAME)
     denied = after_curl.tool_results()[-1]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import re
 
+from ctxmode.platforms import load
 from support.cli import ctx
 from support.fake_model import FakeModel, Request, call, reply
-from support.host_checks import OUR_TOOLS, execute_named_tool, routing_block_once
+from support.host_checks import OUR_TOOLS, execute_named_tool, routing_block_once, tallied_events
 from support.hosts import HostRun, HostWorld, npm_host
 
 OUR_NAME = "mcp__context-mode__{tool}"
@@ -56,6 +57,10 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     with world.fake_model(turns) as model:
         qwen(world, model, "Fetch example.com")
 
+    qwen_code = load("qwen-code")
+    registered = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+    wired = {qwen_code.events[name.lower()] for name in registered}
+    assert tallied_events("qwen-code", world.home) == wired - {"pre_compact"}  # no compaction here
     first, after_curl, after_execute = model.main_requests[:3]
     assert {OUR_NAME.format(tool=tool) for tool in OUR_TOOLS} <= offered(first)
     denied = after_curl.tool_results()[-1]
