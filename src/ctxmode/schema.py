@@ -164,12 +164,18 @@ def _v5_session_events(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v6_tool_call_client(conn: sqlite3.Connection) -> None:
+    # The name the MCP client gave at initialize (e.g. "claude-code"): per-host figures.
+    conn.execute("ALTER TABLE tool_calls ADD COLUMN client TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[db.Migration] = [
     _v1_meta,
     _v2_tool_calls,
     _v3_knowledge_base,
     _v4_fetch_cache,
     _v5_session_events,
+    _v6_tool_call_client,
 ]
 
 
