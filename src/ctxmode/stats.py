@@ -46,6 +46,7 @@ class ToolCall:
     cache_hit: bool = False
     is_error: bool = False
     session_key: str = ""
+    client: str = ""  # the MCP client's name from initialize ("" when it gave none)
 
 
 def record(conn: sqlite3.Connection, call: ToolCall) -> None:
@@ -53,7 +54,8 @@ def record(conn: sqlite3.Connection, call: ToolCall) -> None:
     with db.write_transaction(conn):
         conn.execute(
             "INSERT INTO tool_calls(at, session_key, tool, bytes_processed, bytes_returned, "
-            "bytes_indexed, bytes_kept_out, cache_hit, is_error) VALUES (?,?,?,?,?,?,?,?,?)",
+            "bytes_indexed, bytes_kept_out, cache_hit, is_error, client) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
                 time.time(),
                 call.session_key,
@@ -64,6 +66,7 @@ def record(conn: sqlite3.Connection, call: ToolCall) -> None:
                 saved,
                 int(call.cache_hit),
                 int(call.is_error),
+                call.client,
             ),
         )
 

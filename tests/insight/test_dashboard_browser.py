@@ -82,8 +82,8 @@ def test_the_overview_shows_the_databases_numbers(browser, dashboard, tmp_path):
     figures = browser.figures()
     data_root = dashboard["data_root"]
     with contextlib.closing(_db(data_root)) as conn:
-        mcp_kept, mcp_out = conn.execute(
-            "SELECT sum(bytes_kept_out), sum(bytes_returned) FROM tool_calls"
+        mcp_kept, mcp_out, client = conn.execute(
+            "SELECT sum(bytes_kept_out), sum(bytes_returned), max(client) FROM tool_calls"
         ).fetchone()
     replaced = [line for line in _tally(data_root) if line.get("act") == "replace_output"]
     hook_kept = sum(stats.kept_out(r["bytes_in"], r["bytes_out"]) for r in replaced)
@@ -94,6 +94,8 @@ def test_the_overview_shows_the_databases_numbers(browser, dashboard, tmp_path):
     share = returned / (returned + mcp_kept + hook_kept)
     assert float(figures["share-reached"]) == pytest.approx(share, abs=1e-4)
     assert int(figures["steered-count"]) == 2  # the curl and the WebFetch: counts, no bytes
+    hosts = browser.values("host")
+    assert hosts == {f"{client} (MCP client)": str(mcp_kept), "claude-code": str(hook_kept)}
     steered = browser.values("steered")
     assert steered == {"bash-redirected": "1", "webfetch-redirected": "1"}
     text = browser.text()

@@ -43,3 +43,22 @@ def test_a_directory_belongs_to_the_deepest_project_holding_it():
     assert owner_of("/w/repo/sub/x", known) is inner
     assert owner_of("/w/repo", known) is outer
     assert owner_of("/w/repository", known) is None
+
+
+def test_a_database_ctxmode_has_not_migrated_yet_is_read_as_it_is(data_root):
+    from ctxmode import db, project, schema
+    from ctxmode.insight import accounting
+    from ctxmode.insight.projects import PerFileCache, discover, scope_for
+
+    root = str(data_root / "old-project")
+    conn = db.open_database(project.project_db_path(root), schema.MIGRATIONS[:5])
+    conn.execute("INSERT INTO meta(key, value) VALUES('project_root', ?)", (root,))
+    conn.execute(
+        "INSERT INTO tool_calls(at, tool, bytes_processed, bytes_returned, bytes_kept_out) "
+        "VALUES (86400, 'ctx_execute', 50000, 1000, 29000)"
+    )
+    conn.close()
+    (found,) = discover(str(data_root))
+    figures = accounting.overview(scope_for(found.key, [found]), [], PerFileCache())
+    assert figures.total.kept_out == 29_000
+    assert figures.by_host[accounting.MCP_HOST].calls == 1

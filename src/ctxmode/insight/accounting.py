@@ -19,7 +19,7 @@ from ctxmode import stats
 from ctxmode.insight.hooklog import HookCall
 from ctxmode.insight.projects import PerFileCache, Scope
 
-MCP_HOST = "MCP server (host not recorded)"
+MCP_HOST = "MCP client without a name"
 STEERED_ACTIONS = {"modify": "redirected", "deny": "denied", "ask": "asked", "context": "nudged"}
 
 
@@ -66,22 +66,25 @@ class Overview:
 
 
 def _tool_call_days(conn: sqlite3.Connection) -> list[tuple]:
-    """(day, tool, calls, handled, returned, kept out) for each day and tool."""
+    """(day, tool, client, calls, handled, returned, kept out) per day, tool and MCP client."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(tool_calls)")}
+    client = "client" if "client" in columns else "''"  # schema v5 did not record it yet
     return conn.execute(  # whole days since the epoch: integer maths, not date()
-        "SELECT CAST(at / 86400 AS INTEGER), tool, count(*), sum(bytes_processed), "
-        "sum(bytes_returned), sum(bytes_kept_out) FROM tool_calls GROUP BY 1, 2"
+        f"SELECT CAST(at / 86400 AS INTEGER), tool, {client}, count(*), sum(bytes_processed), "
+        "sum(bytes_returned), sum(bytes_kept_out) FROM tool_calls GROUP BY 1, 2, 3"
     ).fetchall()
 
 
 def _add_tool_calls(overview: Overview, scope: Scope, cache: PerFileCache) -> None:
     for item, conn in scope.connections():
         rows = cache.get(item.db_path, "tool-call-days", lambda c=conn: _tool_call_days(c))
-        for day, tool, calls, processed, returned, kept in rows:
+        for day, tool, client, calls, processed, returned, kept in rows:
+            host = f"{client} (MCP client)" if client else MCP_HOST
             for group in (
                 overview.total,
                 overview.by_day[day_of(day * 86400)],
                 overview.by_tool[tool],
-                overview.by_host[MCP_HOST],
+                overview.by_host[host],
             ):
                 group.add(calls, processed, returned, kept)
 

@@ -20,6 +20,9 @@ from urllib.parse import quote
 from ctxmode import paths, schema
 
 ALL = "all"
+# Schema versions the pages can read (a database is migrated when ctxmode next writes to it;
+# the dashboard, read-only, reads older ones as they are).
+OLDEST_READABLE = 5
 T = TypeVar("T")
 
 
@@ -48,7 +51,7 @@ def _recorded_root(db_path: str) -> str | None:
     try:
         with contextlib.closing(connect_read_only(db_path)) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version != len(schema.MIGRATIONS):
+            if not OLDEST_READABLE <= version <= len(schema.MIGRATIONS):
                 return None
             row = conn.execute("SELECT value FROM meta WHERE key = 'project_root'").fetchone()
     except sqlite3.Error:

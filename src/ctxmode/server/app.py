@@ -70,6 +70,14 @@ def _release_freed_memory() -> None:
         pass
 
 
+def _client_name(ctx: Any) -> str:
+    """The name the MCP client gave at initialize ("" if it gave none)."""
+    try:
+        return str(ctx.session.client_params.client_info.name)[:80]
+    except AttributeError:  # no client params: an initialize without client info
+        return ""
+
+
 def _result(text: str, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
@@ -102,6 +110,7 @@ def build_server(state: ServerState) -> Server[Any]:
         if handler is None:
             return _result(f"Unknown tool '{params.name}'.", is_error=True)
         arguments = dict(params.arguments or {})
+        state.client = state.client or _client_name(ctx)
         try:
             reply = await anyio.to_thread.run_sync(handler, state, arguments)
         except Exception as exc:

@@ -46,6 +46,7 @@ class ServerState:
     project_root: str
     session_key: str
     throttle: SearchThrottle = field(default_factory=SearchThrottle)
+    client: str = ""  # the MCP client's name, learnt from its first tool call
 
     @classmethod
     def create(cls, project_dir: str | None = None) -> ServerState:
@@ -72,6 +73,7 @@ class ServerState:
             cache_hit=reply.cache_hit,
             is_error=reply.is_error,
             session_key=self.session_key,
+            client=self.client,
         )
         with contextlib.suppress(Exception), self.database() as conn:
             stats.record(conn, call)
