@@ -83,7 +83,9 @@ class Dashboard:
         calls = self.hook_log.decided()
         return [c for c in calls if self.in_scope(c.project_dir, scope, known)]
 
-    def latency_samples(self, scope: Scope, known: list[Project]) -> dict:
+    def latency_samples(
+        self, scope: Scope, known: list[Project]
+    ) -> dict[hooklog.LatencyKey, list[float]]:
         samples = self.hook_log.latency_samples()
         return {k: v for k, v in samples.items() if self.in_scope(k[0], scope, known)}
 
@@ -129,7 +131,9 @@ class Pages:
         self.d = dashboard
         self.env = _environment()
 
-    def render(self, name: str, request: Request, scope: Scope, known: list[Project], **values):
+    def render(
+        self, name: str, request: Request, scope: Scope, known: list[Project], **values: object
+    ) -> HTMLResponse:
         def link(path: str, **query: str) -> str:
             query = {"project": scope.key, **query}
             return f"{path}?{urlencode(query)}"
