@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode
@@ -21,6 +22,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from ctxmode import stats
+from ctxmode.errors import CtxmodeError
 from ctxmode.insight import accounting, charts, hookhealth, hooklog, knowledge, sessions
 from ctxmode.insight.gate import TokenGate
 from ctxmode.insight.projects import (
@@ -221,7 +223,10 @@ class Pages:
             target = scope_for(field_of.get("project", ""), known).projects[0]
         except LookupError as error:
             return PlainTextResponse(str(error), status_code=404)
-        message = purge.run(target, field_of.get("session", ""))
+        try:
+            message = purge.run(target, field_of.get("session", ""))
+        except (CtxmodeError, sqlite3.Error) as error:  # locked or damaged: say so
+            return PlainTextResponse(f"purge failed: {error}", status_code=503)
         query = urlencode({"project": target.key, "done": message})
         return RedirectResponse(f"/?{query}", status_code=303)
 
