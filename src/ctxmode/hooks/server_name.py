@@ -4,7 +4,9 @@ A user may register ctxmode under any name (`claude mcp add ctx -- ctxmode serve
 the host then names our tools after it (`mcp__ctx__ctx_search`), so every tool name we
 show the model must use it. The host's MCP config files are parsed again only when one
 of them changed: the answer is cached under the data root, keyed by each file's size
-and mtime. Without a config that runs ctxmode the answer is the name setup registers.
+and mtime. A file over MAX_CONFIG_BYTES is skipped (Claude Code's ~/.claude.json keeps
+prompt history and can grow to megabytes, rewritten as the user works). Without a
+config that runs ctxmode the answer is the name setup registers.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from ctxmode.vocab.platform import Platform
 
 CACHE_FILE = "server-names.json"
-MAX_CONFIG_BYTES = 8_000_000  # a bigger file is not a host config we can afford to read
+MAX_CONFIG_BYTES = 1_000_000  # parsing more on a tool call costs more than a decision
 MAX_CACHE_ENTRIES = 64
 
 
