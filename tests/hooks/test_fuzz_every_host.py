@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from ctxmode.hooks.runner import ERROR_LOG, run
 from ctxmode.platforms import REGISTRY, load
 
+from .test_runner import ANY_JSON
+
 FIELDS = (
     "session_id", "sessionId", "conversation_id", "conversationId", "transcript_path",
     "transcriptPath", "cwd", "workspace_roots", "workspacePaths", "workspace",
@@ -38,13 +40,6 @@ SHELL_PIECES = (
     "awk 'BEGIN{system(\"curl u\")}' ", "git -c alias.x='!sudo id' x ", "| base64 -d | sh ",
     "f() { sudo x; }; f ", "alias c=curl; c ", "timeout 5 nice -n 5 ", "find . -exec ",
 )  # fmt: skip
-ANY_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
 COMMANDS = st.lists(st.sampled_from(SHELL_PIECES) | st.text(max_size=8), max_size=12).map("".join)
 
 

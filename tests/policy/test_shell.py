@@ -418,3 +418,21 @@ PLAIN_WORD = st.text(alphabet=PLAIN, min_size=1, max_size=12).filter(
 def test_plain_words_joined_by_separators_split_back(commands: list[list[str]]) -> None:
     line = " && ".join(" ".join(words) for words in commands)
     assert [list(c.words) for c in scan(line).commands] == commands
+
+
+def test_a_batch_shares_one_budget_and_big_code_asks() -> None:
+    from ctxmode.policy.permissions import evaluate_with_rules
+
+    chunk = "echo hello 'world' && ls | grep x; " * 3_000  # ~100 KB: most of one budget each
+    batch = {"commands": [chunk] * 20 + ["sudo x"]}
+    verdict = evaluate_with_rules("ctx_batch_execute", batch, SUDO_DENY)
+    assert verdict.action in ("deny", "ask")
+    code = {"language": "python", "code": "import os\n" + "x = 1\n" * 100_000}
+    assert evaluate_with_rules("ctx_execute", code, SUDO_DENY).action == "ask"
+    assert evaluate_with_rules("ctx_execute", code, RuleSet()).action is None
+
+
+def test_the_same_command_string_is_scanned_once() -> None:
+    command = "curl -s https://x | jq ."
+    assert scan(command) is scan(command)
+    assert scan(command, budget=1.0) is not scan(command)

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from ctxmode import fastjson, paths
-from ctxmode.policy.shell import ShellScan, scan
+from ctxmode.policy.shell import TIME_BUDGET, ShellScan, scan
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 REQUIRE_SECURITY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
@@ -37,6 +38,7 @@ LOG_NAME = "policy.log"
 SHELL_LANGUAGES = frozenset({"shell", "bash", "sh", "zsh"})
 _CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
 WHOLE_CHARS = 100_000  # the whole command is matched as one form up to this length
+INLINE_CODE_CHARS = 200_000  # longer non-shell code is not searched for shell strings
 
 
 class Rule:
@@ -126,10 +128,12 @@ def rules_root(start: str, host_dir: str = "") -> str:
     start = os.path.abspath(start)
     vcs_root = ""
     current = start
-    while True:
+    while True:  # one stat per level once the version-control root is known
         claude = os.path.join(current, ".claude")
-        if claude != user_claude and any(
-            os.path.isfile(os.path.join(claude, name)) for name in SETTINGS_NAMES
+        if (
+            claude != user_claude
+            and os.path.isdir(claude)
+            and any(os.path.isfile(os.path.join(claude, name)) for name in SETTINGS_NAMES)
         ):
             return current
         if not vcs_root and any(os.path.exists(os.path.join(current, m)) for m in VCS_MARKERS):
@@ -238,15 +242,17 @@ def parse_rule(text: str, action: str, source: str = "") -> Rule | None:
 # -- Bash rules -------------------------------------------------------------------------
 
 
-def evaluate_bash(command: str, rules: RuleSet, subject: str = "command") -> PolicyVerdict:
+def evaluate_bash(
+    command: str, rules: RuleSet, subject: str = "command", deadline: float | None = None
+) -> PolicyVerdict:
     """Deny if any command hidden in `command` matches a Bash deny rule, else ask on an ask
     match, else ask when some program is computed at run time or the analysis ran out of
     budget (only where deny/ask rules exist), else allow if every command matches an allow
-    rule, else no opinion."""
+    rule, else no opinion. `deadline` (monotonic): shared by several commands of one call."""
     if not rules.has_tool("Bash"):
         return NO_OPINION
     command = command if isinstance(command, str) else ""
-    found = scan(command)
+    found = scan(command) if deadline is None else scan(command, deadline - time.monotonic())
     forms = list(found.forms)
     whole = " ".join(command[:WHOLE_CHARS].split())
     checked = [*forms, whole] if whole and whole not in found.forms else forms
@@ -269,13 +275,17 @@ def evaluate_bash(command: str, rules: RuleSet, subject: str = "command") -> Pol
     return NO_OPINION
 
 
+def _over_budget_reason(subject: str) -> str:
+    return (
+        f"Security policy asks for confirmation: the {subject} is too large or too deeply"
+        " nested to check against your permission rules in time; confirm it."
+    )
+
+
 def _unchecked(found: ShellScan, subject: str) -> str | None:
     """Why the rules cannot be checked against a scanned command, or None when they can."""
     if found.over_budget:
-        return (
-            f"Security policy asks for confirmation: the {subject} is too large or too deeply"
-            " nested to check against your permission rules in time; confirm it."
-        )
+        return _over_budget_reason(subject)
     computed = next((c for c in found.commands if c.computed), None)
     if computed is None:
         return None
@@ -652,28 +662,38 @@ def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     if language.lower() in SHELL_LANGUAGES:
         verdict = evaluate_bash(code, rules, subject="shell code")
         return verdict if verdict.action in (DENY, ASK) else NO_OPINION
+    subject = f"{language or 'the'} code running a command"
+    if len(code) > INLINE_CODE_CHARS:
+        return _too_big(rules, subject)
     from ctxmode.policy.inline_code import extract_shell_strings  # imports `re`
 
+    deadline = time.monotonic() + TIME_BUDGET
     for script in extract_shell_strings(language.lower(), code):
-        verdict = evaluate_bash(
-            script, rules, subject=f"{language or 'the'} code running a command"
-        )
+        verdict = evaluate_bash(script, rules, subject, deadline)
         if verdict.action in (DENY, ASK):
             return verdict
     return NO_OPINION
+
+
+def _too_big(rules: RuleSet, subject: str) -> PolicyVerdict:
+    """Ask when deny or ask rules exist and `subject` is beyond the analysis budget."""
+    if not (rules.select("Bash", DENY) or rules.select("Bash", ASK)):
+        return NO_OPINION
+    return PolicyVerdict(ASK, "", "", _over_budget_reason(subject))
 
 
 def _evaluate_batch(commands: object, rules: RuleSet) -> PolicyVerdict:
     if not isinstance(commands, list):
         return NO_OPINION
     first_ask = NO_OPINION
+    deadline = time.monotonic() + TIME_BUDGET  # the whole batch shares one analysis budget
     for entry in commands:
         command = entry.get("command") if isinstance(entry, dict) else entry
         if not isinstance(command, str):
             continue
         label = entry.get("label") if isinstance(entry, dict) else None
         name = label if isinstance(label, str) and label else command
-        verdict = evaluate_bash(command, rules, subject=f"batch command {name!r}")
+        verdict = evaluate_bash(command, rules, f"batch command {name!r}", deadline)
         if verdict.action == DENY:
             return verdict
         if verdict.action == ASK and first_ask.action is None:

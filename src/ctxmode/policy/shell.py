@@ -250,8 +250,24 @@ class ShellScan:
         return self.over_budget
 
 
+# The last scan with the default budget, by identity of its text: the policy and routing
+# read the same command string in one hook call, and the budget must be spent only once.
+_last: list = [None, None]
+
+
 def scan(text: str, budget: float = TIME_BUDGET, max_chars: int = MAX_CHARS) -> ShellScan:
-    """Every simple command `text` would run (see the module docstring); never raises."""
+    """Every simple command `text` would run (see the module docstring); never raises.
+    Read-only result: the same object is returned when the same string is scanned again."""
+    default = budget == TIME_BUDGET and max_chars == MAX_CHARS
+    if default and _last[0] is text and isinstance(text, str):
+        return _last[1]
+    found = _scan(text, budget, max_chars)
+    if default:
+        _last[:] = [text, found]
+    return found
+
+
+def _scan(text: str, budget: float, max_chars: int) -> ShellScan:
     found = ShellScan(time.monotonic() + budget)
     if not isinstance(text, str) or len(text) > max_chars:
         found.over_budget = isinstance(text, str)
