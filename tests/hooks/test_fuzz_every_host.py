@@ -113,11 +113,34 @@ def test_every_event_of_every_host_answers_any_payload(
         data = json.dumps(payload).encode()
         if as_text:  # also the raw bytes cut anywhere
             data = data[: len(data) // 2]
+        before = len(internal_errors(data_root))
         output = run(platform, host_event, lambda: data)
         assert output.exit_code in (0, 2)
         assert output.stderr == "" or output.exit_code == 2
         if output.stdout.startswith(("{", "[")):  # a JSON envelope (Kiro answers in text)
             json.loads(output.stdout)
-        assert internal_errors(data_root) == []
+        assert internal_errors(data_root)[before:] == []
 
     check()
+
+
+NUL_DIR = "/tmp/a\0b"
+NUL_PAYLOAD = {
+    "cwd": NUL_DIR, "workspace_roots": [NUL_DIR], "workspace": {"current_dir": NUL_DIR},
+    "workspacePaths": [NUL_DIR], "transcript_path": NUL_DIR + ".jsonl", "session_id": "s\0x",
+    "tool_name": "Bash", "tool_input": {"command": "ls", "file_path": NUL_DIR, "Cwd": NUL_DIR},
+    "toolCall": {"name": "run_command", "args": {"CommandLine": "ls", "Cwd": NUL_DIR}},
+    "tool_response": "out", "tool": "bash", "input": {"command": "ls"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("platform_id", list(REGISTRY))
+def test_a_directory_with_a_nul_character_is_no_directory(
+    platform_id: str, project: Path, data_root: Path
+) -> None:
+    platform = load(platform_id)
+    assert platform is not None
+    data = json.dumps(NUL_PAYLOAD).encode()
+    for host_event in platform.events:
+        run(platform, host_event, lambda: data)
+    assert internal_errors(data_root) == []

@@ -70,7 +70,8 @@ def _project_dir(payload: dict, tool_input: dict) -> str:
     roots = payload.get("workspacePaths")
     if not found and isinstance(roots, list) and roots and isinstance(roots[0], str):
         found = roots[0]
-    return found or fields.text(tool_input, "Cwd") or fields.text(payload, "cwd")
+    found = found or fields.text(tool_input, "Cwd") or fields.text(payload, "cwd")
+    return fields.usable_dir(found)
 
 
 def tool_prefix(server: str) -> str:

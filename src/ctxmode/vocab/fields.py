@@ -52,13 +52,16 @@ def session_id(payload: dict, env_names: tuple[str, ...] = ()) -> str:
 
 
 def project_dir(payload: dict, env_names: tuple[str, ...] = ()) -> str:
-    """§C.6: payload `cwd`, `workspace_roots[0]`, host env, this process's cwd."""
-    found = text(payload, "cwd")
+    """§C.6: payload `cwd`, `workspace_roots[0]`, host env, this process's cwd (a path
+    with a NUL character names no directory and is skipped)."""
+    found = usable_dir(text(payload, "cwd"))
     if found:
         return found
     roots = payload.get("workspace_roots")
-    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
-        return roots[0]
+    if isinstance(roots, list) and roots and isinstance(roots[0], str):
+        found = usable_dir(roots[0])
+        if found:
+            return found
     found = env_dir(env_names)
     if found:
         return found
@@ -75,3 +78,8 @@ def env_dir(env_names: tuple[str, ...]) -> str:
         if value:
             return value
     return ""
+
+
+def usable_dir(path: str) -> str:
+    """`path`, or "" when it cannot name a directory (a NUL character)."""
+    return "" if "\0" in path else path
