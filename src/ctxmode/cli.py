@@ -84,6 +84,7 @@ register("doctor", "ctxmode.commands.doctor", "Check runtimes, SQLite FTS5, stor
 register("stats", "ctxmode.commands.stats", "Show what was kept out of context, per tool.")
 register("session", "ctxmode.commands.session", "Session memory for command-line work.")
 register("run", "ctxmode.commands.run", "Run a command with session context; record it.")
+register("wrap", "ctxmode.commands.wrap", "Run a command; index big output, print a notice.")
 register(
     "setup",
     "ctxmode.commands.setup",

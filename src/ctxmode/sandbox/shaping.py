@@ -163,17 +163,19 @@ def shape_output(
     knowledge: Knowledge | None = None,
     search_hint: str = 'search it with ctx_search(queries=[...], source="{label}")',
     budget: int = REPLY_BUDGET,
+    inline_limit: int = INLINE_LIMIT,
 ) -> ShapedReply:
     """The reply for `run`. Large output is indexed in `knowledge` under `label`.
 
     `label` defaults to a fresh `unique_label("exec:<language>")`. Never echoes the code.
-    `budget` bounds a cut reply without an intent (bytes, give or take the fixed lines).
+    `budget` bounds a cut reply without an intent (bytes, give or take the fixed lines);
+    output up to `inline_limit` bytes is returned whole.
     """
     is_error = kinds.is_error(run.classification)
     if run.error is not None:
         return ShapedReply(f"Runtime error: {run.error}", is_error=True)
     total = run.stdout.byte_count + run.stderr.byte_count
-    if total <= INLINE_LIMIT and run.stdout.complete and run.stderr.complete:
+    if total <= inline_limit and run.stdout.complete and run.stderr.complete:
         return ShapedReply(_inline(run), is_error=is_error)
     label = label or unique_label(f"exec:{run.language}")
     chunks, problem = 0, ""

@@ -1,0 +1,86 @@
+"""`ctxmode wrap HOST PROJECT_DIR COMMAND`: run a shell command, keep bulky output out of the context.
+
+The command text runs through the user's shell (same cwd, environment, stdin; exit
+code preserved). Output up to the threshold (CTXMODE_WRAP_THRESHOLD, default 5,000
+bytes) is written back byte for byte, stdout to stdout and stderr to stderr, in the
+order it arrived. Above it, the whole output is indexed in the project's knowledge base
+and a notice of at most 2,048 bytes is printed instead, naming the label and the
+HOST's search tool. If indexing fails the output is printed as it is: nothing is lost.
+
+Routing rewrites commands to the fast form of this entry (see `ctxmode.launch`): the
+venv interpreter with `-I -S`, standard library and `ctxmode.wrapper.capture` only until
+the output turns out to need indexing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.wrapper.capture import Captured
+
+USAGE = (
+    "usage: ctxmode wrap HOST PROJECT_DIR COMMAND  (HOST: a platform id; PROJECT_DIR may be '')\n"
+)
+THRESHOLD_ENV = ("CTXMODE_WRAP_THRESHOLD",)
+DEFAULT_THRESHOLD = 5_000
+
+
+def threshold() -> int:
+    from ctxmode.paths import env_first
+
+    raw = env_first(THRESHOLD_ENV)
+    try:
+        value = int(raw) if raw else DEFAULT_THRESHOLD
+    except ValueError:
+        return DEFAULT_THRESHOLD
+    return value if value >= 0 else DEFAULT_THRESHOLD
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            continue
+        except OSError:  # our reader went away (`| head`): nothing left to tell it
+            return
+
+
+def _write_spools(captured: Captured) -> None:
+    from ctxmode.wrapper.capture import STDERR, STDOUT
+
+    for stream, spool in zip((STDOUT, STDERR), captured.spools, strict=True):
+        for piece in spool.iter_lines_bytes():
+            _write(stream, piece)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 3 or args[0] in ("-h", "--help"):
+        _write(2, USAGE.encode())
+        raise SystemExit(2)
+    host_id, project_dir, command = args
+    from ctxmode.wrapper.capture import run_captured
+
+    captured = run_captured(command, threshold())
+    if not captured.spilled:
+        for stream, data in captured.chunks:
+            _write(stream, data)
+        raise SystemExit(captured.exit_code)
+    try:
+        from ctxmode.wrapper.notice import build_notice
+
+        notice = build_notice(captured, command, host_id, project_dir)
+    except Exception as error:  # the store is unusable: print everything, as the bare command would
+        from ctxmode.paths import append_log
+
+        append_log("wrap-errors.log", f"indexing wrapped output failed: {error!r}")
+        _write_spools(captured)
+        _write(2, f"\nctxmode: the output could not be indexed ({error})\n".encode())
+        raise SystemExit(captured.exit_code) from None
+    _write(1, (notice.rstrip("\n") + "\n").encode("utf-8"))
+    raise SystemExit(captured.exit_code)

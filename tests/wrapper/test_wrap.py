@@ -1,0 +1,173 @@
+"""The wrapper as hosts run it: the fast command line routing writes, in a real shell."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxmode.launch import wrapped_command
+from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.wrapper.notice import NOTICE_BYTES
+
+HOST = "claude-code"
+
+
+def wrap(command: str, project: Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    """Run `command` through the wrapper the way a host's shell tool would."""
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    kwargs.setdefault("stdin", subprocess.DEVNULL)
+    return subprocess.run(  # type: ignore[call-overload]
+        ["bash", "-c", wrapped_command(HOST, str(project), command)],
+        cwd=project,
+        timeout=60,
+        check=False,
+        **kwargs,
+    )
+
+
+def bare(command: str, project: Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    kwargs.setdefault("stdin", subprocess.DEVNULL)
+    return subprocess.run(  # type: ignore[call-overload]
+        ["bash", "-c", command], cwd=project, timeout=60, check=False, **kwargs
+    )
+
+
+# pieces of output, each written by its own `cat` to stdout or stderr, in order
+pieces = st.lists(st.tuples(st.sampled_from(["out", "err"]), st.binary(max_size=700)), max_size=6)
+
+
+def script(tmp: Path, parts: list[tuple[str, bytes]], exit_code: int) -> str:
+    lines = []
+    for index, (stream, data) in enumerate(parts):
+        path = tmp / f"piece{index}"
+        path.write_bytes(data)
+        lines.append(f"cat {path}" + (" >&2" if stream == "err" else ""))
+    return "; ".join([*lines, f"exit {exit_code}"])
+
+
+@settings(max_examples=25)
+@given(parts=pieces, exit_code=st.integers(0, 255))
+def test_small_output_passes_through_byte_identical(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[tuple[str, bytes]], exit_code: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("wrap")
+    command = script(tmp, parts, exit_code)
+    wrapped, plain = wrap(command, tmp), bare(command, tmp)
+    assert wrapped.returncode == plain.returncode == exit_code
+    assert wrapped.stdout == plain.stdout == b"".join(d for s, d in parts if s == "out")
+    assert wrapped.stderr == plain.stderr == b"".join(d for s, d in parts if s == "err")
+
+
+@settings(max_examples=15)
+@given(parts=pieces, exit_code=st.integers(0, 3))
+def test_interleaving_is_exact_when_the_host_reads_both_streams_from_one_pipe(
+    tmp_path_factory: pytest.TempPathFactory, parts: list[tuple[str, bytes]], exit_code: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("wrap")
+    command = script(tmp, parts, exit_code)
+    wrapped = wrap(command, tmp, stderr=subprocess.STDOUT)
+    assert wrapped.stdout == b"".join(d for _, d in parts)
+    assert wrapped.returncode == exit_code
+
+
+def test_cwd_environment_stdin_and_compound_commands_are_the_shells(tmp_path: Path) -> None:
+    command = 'read line; echo "$line|$WRAP_TEST|$(pwd)" | tr a-z A-Z && false || echo or-branch'
+    result = wrap(
+        command, tmp_path, input=b"abc\n", stdin=None, env={**os.environ, "WRAP_TEST": "v1"}
+    )
+    assert result.stdout == f"ABC|V1|{str(tmp_path).upper()}\nor-branch\n".encode()
+    assert result.returncode == 0
+
+
+def test_a_command_killed_by_a_signal_exits_128_plus_the_signal(tmp_path: Path) -> None:
+    # What the host's shell reports as $? for the bare command, too.
+    assert bare("kill -SEGV $$", tmp_path).returncode == -signal.SIGSEGV
+    assert wrap("kill -SEGV $$", tmp_path).returncode == 128 + signal.SIGSEGV
+
+
+def test_big_output_is_indexed_and_replaced_by_a_bounded_notice(tmp_path: Path) -> None:
+    command = (
+        'for i in $(seq 1 3000); do echo "tests/test_noise.py::test_case_$i PASSED"; done; '
+        "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError: division by zero'; "
+        "echo 'E   AssertionError: expected 42 got 41' >&2; "
+        "echo '=== 1 failed, 3000 passed in 2.31s ==='; exit 1"
+    )
+    result = wrap(command, tmp_path)
+    notice = result.stdout.decode()
+    assert result.returncode == 1
+    assert result.stderr == b""
+    assert len(result.stdout) <= NOTICE_BYTES + 1
+    assert "exit 1" in notice
+    assert "FAILED tests/test_calc.py::test_divide" in notice
+    assert "AssertionError: expected 42 got 41" in notice
+    assert "1 failed, 3000 passed" in notice
+    label = notice.split('source="', 1)[1].split('"', 1)[0]
+    assert f'mcp__context-mode__ctx_search(queries=["<what you need>"], source="{label}")' in notice
+    with KnowledgeBase.open(os.path.realpath(tmp_path)) as kb:
+        hits = kb.search(["test_case_1517"], limit=3, source=label)[0].hits
+    assert any("test_case_1517" in (hit.snippet or "") for hit in hits)
+
+
+def test_binary_big_output_still_gets_a_notice(tmp_path: Path) -> None:
+    result = wrap("head -c 300000 /dev/urandom; exit 5", tmp_path)
+    assert result.returncode == 5
+    assert len(result.stdout) <= NOTICE_BYTES + 1
+    assert b"ctx_search" in result.stdout
+
+
+def test_unusable_store_prints_the_whole_output_instead(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    env = {**os.environ, "CTXMODE_DIR": str(blocker / "data")}
+    result = wrap("seq 1 5000; echo oops >&2; exit 3", tmp_path, env=env)
+    expected = "".join(f"{i}\n" for i in range(1, 5001)).encode()
+    assert result.stdout == expected
+    assert result.stderr.startswith(b"oops\n") and b"could not be indexed" in result.stderr
+    assert result.returncode == 3
+
+
+def test_sigterm_is_forwarded_and_what_was_printed_still_arrives(tmp_path: Path) -> None:
+    command = "trap 'echo got-term; exit 7' TERM; echo started; sleep 20 & wait"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys;from ctxmode._wrap import main;main(sys.argv[1:])",
+         HOST, str(tmp_path), command],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert out == b"started\ngot-term\n"
+    assert proc.returncode == 7
+
+
+def test_a_daemon_holding_the_pipes_does_not_hang_the_wrapper(tmp_path: Path) -> None:
+    start = time.monotonic()
+    result = wrap("(sleep 30 &); echo done", tmp_path)
+    assert result.stdout == b"done\n"
+    assert time.monotonic() - start < 15
+
+
+def test_threshold_setting(tmp_path: Path) -> None:
+    env = {**os.environ, "CTXMODE_WRAP_THRESHOLD": "10"}
+    result = wrap("echo this is more than ten bytes", tmp_path, env=env)
+    assert b"ctx_search" in result.stdout
+
+
+def test_usage_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", "from ctxmode._wrap import main;main(['only-one'])"],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 2 and b"usage: ctxmode wrap" in result.stderr
