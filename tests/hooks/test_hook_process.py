@@ -13,11 +13,11 @@ import pytest
 
 from .hookproc import fast_command, hook_env, run_hook
 
-BASH_NPM = {
+BASH_NODE = {
     "session_id": "proc-1",
     "cwd": "/p",
     "tool_name": "Bash",
-    "tool_input": {"command": "npm test"},
+    "tool_input": {"command": "node scripts/report.js"},
 }
 
 
@@ -31,10 +31,12 @@ def no_user_rules(tmp_path, monkeypatch):
     [
         b"\x00\xff garbage \xfe",
         b'{"tool_name": "Bash", "tool_input": {"command": "curl',
-        b"\xef\xbb\xbf" + json.dumps(BASH_NPM).encode(),
+        b"\xef\xbb\xbf" + json.dumps(BASH_NODE).encode(),
         b"[]",
         b"",
-        json.dumps({**BASH_NPM, "tool_input": "not a dict", "cwd": 5, "session_id": None}).encode(),
+        json.dumps(
+            {**BASH_NODE, "tool_input": "not a dict", "cwd": 5, "session_id": None}
+        ).encode(),
     ],
 )
 def test_odd_input_exits_0_with_a_well_formed_answer(stdin):
@@ -89,7 +91,7 @@ def test_a_host_that_never_closes_stdin_gets_an_answer_after_the_idle_timeout(wr
 
 
 def test_20_concurrent_hooks_of_one_session_show_the_nudge_exactly_once():
-    data = json.dumps({**BASH_NPM, "session_id": "concurrent-session"}).encode()
+    data = json.dumps({**BASH_NODE, "session_id": "concurrent-session"}).encode()
     children = [
         subprocess.Popen(
             fast_command("claude-code", "pretooluse"),
@@ -150,8 +152,8 @@ def _third_party(modules: set[str]) -> set[str]:
 @pytest.mark.parametrize(
     ("event", "payload"),
     [
-        ("pretooluse", BASH_NPM),
-        ("pretooluse", {**BASH_NPM, "tool_input": {"command": "curl https://x"}}),
+        ("pretooluse", BASH_NODE),
+        ("pretooluse", {**BASH_NODE, "tool_input": {"command": "curl https://x"}}),
         ("pretooluse", {"tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}),
         ("pretooluse", {"tool_name": "Agent", "tool_input": {"prompt": "x"}}),
         ("sessionstart", {"source": "startup"}),
@@ -174,7 +176,7 @@ def test_the_hook_path_imports_no_third_party_module_and_sqlite_only_to_record(e
 def test_the_console_entry_skips_click():
     modules = imported_modules(
         [sys.executable, "-m", "ctxmode", "hook", "claude-code", "pretooluse"],
-        json.dumps(BASH_NPM).encode(),
+        json.dumps(BASH_NODE).encode(),
         hook_env(),
     )
     assert "ctxmode.hooks.runner" in modules
@@ -193,7 +195,7 @@ def test_redirects_follow_a_real_announced_server():
 
     env = hook_env()
     env.pop("CTXMODE_MCP_READY")
-    curl = json.dumps({**BASH_NPM, "tool_input": {"command": "curl https://x"}}).encode()
+    curl = json.dumps({**BASH_NODE, "tool_input": {"command": "curl https://x"}}).encode()
     assert run_hook("claude-code", "pretooluse", curl, env=env).stdout == b""
     mcp_ready.announce_server()  # this test process plays the live `ctxmode serve`
     try:

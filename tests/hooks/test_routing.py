@@ -46,9 +46,10 @@ def test_safe_download_passes_without_any_nudge():
 def test_inline_http_and_build_tools_are_redirected():
     http = call("Bash", {"command": "python -c 'import requests; requests.get(\"https://x\")'"})
     assert http.is_command_redirect and "inline HTTP" in http.reason
-    build = call("Bash", {"command": 'mvn -q "package"'})
+    # Wrapping is left out when a `cd` would no longer reach the host's shell.
+    build = call("Bash", {"command": 'cd app && mvn -q "package"'})
     assert build.is_command_redirect
-    assert 'mvn -q \\"package\\" 2>&1 | tail -30' in build.reason
+    assert 'cd app && mvn -q \\"package\\" 2>&1 | tail -30' in build.reason
 
 
 def test_redirect_echo_is_valid_shell_that_prints_the_guidance():
@@ -63,15 +64,15 @@ def test_redirect_echo_is_valid_shell_that_prints_the_guidance():
 
 def test_bash_nudge_is_once_per_session_and_skips_bounded_commands():
     assert call("Bash", {"command": "git status"}) is None
-    first = call("Bash", {"command": "npm test"})
+    first = call("Bash", {"command": "node scripts/report.js"})
     assert first.action == ev.CONTEXT and "<context_guidance>" in first.context
-    assert call("Bash", {"command": "npm test"}) is None
-    assert call("Bash", {"command": "npm test"}, session="other").action == ev.CONTEXT
+    assert call("Bash", {"command": "node scripts/report.js"}) is None
+    assert call("Bash", {"command": "node scripts/report.js"}, session="other").action == ev.CONTEXT
 
 
 def test_bash_nudge_threshold(monkeypatch):
     monkeypatch.setenv("CONTEXT_MODE_BASH_NUDGE_MIN_COMMAND_BYTES", "100")
-    assert call("Bash", {"command": "npm test"}) is None
+    assert call("Bash", {"command": "node scripts/report.js"}) is None
     assert call("Bash", {"command": "curl https://x"}).is_command_redirect  # never relaxed
 
 
@@ -87,8 +88,8 @@ def test_read_nudge_once_but_large_files_every_time(tmp_path):
     large.write_bytes(b"x" * 50_001)
     assert call("Read", {"file_path": str(small)}).action == ev.CONTEXT
     assert call("Read", {"file_path": str(small)}) is None
-    for _ in range(2):
-        decision = call("Read", {"file_path": "large.log"}, project=str(tmp_path))
+    for _ in range(2):  # without our MCP server (else the big read is bounded, see test_bigread)
+        decision = call("Read", {"file_path": "large.log"}, project=str(tmp_path), ready=False)
         assert decision.action == ev.CONTEXT and "50,001 bytes" in decision.context
         assert decision.meta["bytes_avoided"] == 50_001
     exact = tmp_path / "exact"

@@ -188,5 +188,5 @@ def test_an_unusable_data_root_still_gets_decisions(monkeypatch, tmp_path):
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("")
     monkeypatch.setenv("CTXMODE_DIR", str(blocked))
-    nudge = json.dumps({"tool_name": "Bash", "tool_input": {"command": "npm test"}})
+    nudge = json.dumps({"tool_name": "Bash", "tool_input": {"command": "node scripts/report.js"}})
     assert_well_formed("pretooluse", answer("claude-code", "pretooluse", nudge.encode()))

@@ -74,6 +74,28 @@ def build_tool_redirect(p: str, command: str) -> str:
     )
 
 
+def wrap_instead(p: str, why: str, wrapped: str) -> str:
+    return (
+        f"ctxmode: this command can print a lot of output ({why}), so it was not run "
+        f"directly. Run exactly this instead: it prints output up to 5 KB unchanged and "
+        f"keeps the exit code; bigger output is indexed and replaced by a short notice with "
+        f"the errors, head, tail and the {p}ctx_search call for the rest:\n{wrapped}"
+    )
+
+
+def big_read(p: str, path: str, size: int, label: str, lines: int, *, bounded: bool) -> str:
+    search = f'{p}ctx_search(queries=["<what you need>"], source="{label}")'
+    start = (
+        f"ctxmode: {path} is {size:,} bytes, so this read shows its first {lines} lines."
+        if bounded
+        else f"ctxmode: {path} is {size:,} bytes, too big to read whole, so it was not read."
+    )
+    return (
+        f"{start} The whole file is indexed as source '{label}': find what you need with "
+        f"{search}, then read only the lines you need (offset and limit), e.g. to edit them."
+    )
+
+
 def webfetch_deny(p: str, url: str) -> str:
     target = _quoted(url) if url else "the URL"
     return (

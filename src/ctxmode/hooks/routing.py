@@ -13,11 +13,10 @@ import os
 
 from ctxmode import paths
 from ctxmode.hooks import guidance, shell, throttle
-from ctxmode.policy.shell import scan, without_heredocs
-from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.policy.shell import ShellScan, scan, without_heredocs
+from ctxmode.vocab.event import DENY, MODIFY, Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_tool
 
-LARGE_READ_BYTES = 50_000
 SUMMARY_CHARS = 200
 AGENT_PROMPT_KEYS = ("prompt", "request", "objective", "question", "query", "task")
 NUDGE_EVERY_ENV = ("CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY")
@@ -31,7 +30,9 @@ REQUIRE_POLICY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY
 class Route:
     """What one routing call knows besides the event: host naming and capabilities."""
 
-    __slots__ = ("event", "mcp_ready", "pin_cwd", "prefix", "tool_search_bootstrap")
+    __slots__ = (
+        "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -40,12 +41,14 @@ class Route:
         mcp_ready: bool,
         pin_cwd: bool,
         tool_search_bootstrap: bool,
+        read_window: tuple[str, str] | None = None,
     ) -> None:
         self.event = event
         self.prefix = prefix
         self.mcp_ready = mcp_ready
         self.pin_cwd = pin_cwd
         self.tool_search_bootstrap = tool_search_bootstrap
+        self.read_window = read_window
 
 
 def route_pre_tool_use(
@@ -55,16 +58,19 @@ def route_pre_tool_use(
     *,
     pin_cwd: bool = False,
     tool_search_bootstrap: bool = False,
+    read_window: tuple[str, str] | None = None,
 ) -> Decision | None:
     """The decision for one PreToolUse call, or None to let the tool run untouched.
 
     `mcp_ready`: our MCP tools are callable (a live server, and not a subagent without
-    them); redirects to them are only made when True. `pin_cwd` and
-    `tool_search_bootstrap` are host capabilities (see `ctxmode.platforms`).
+    them); redirects to them are only made when True. `pin_cwd`,
+    `tool_search_bootstrap` and `read_window` (the host's Read can be bounded by
+    rewriting these (offset, limit) line keys) are host capabilities (see
+    `ctxmode.platforms`).
     """
     if paths.env_first(REQUIRE_POLICY_ENV) == "1" and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
-    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap)
+    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window)
     tool = canonical_tool_name(event.tool)
     handler = HANDLERS.get(tool)
     if handler is not None:
@@ -119,8 +125,11 @@ def _policy_unavailable(error: Exception) -> Decision | None:
 # --- Bash ------------------------------------------------------------------------------
 
 
+SHELL_COMMAND_KEYS = ("command", "cmd", "CommandLine")
+
+
 def _shell_command(tool_input: dict) -> str:
-    for key in ("command", "cmd", "CommandLine"):
+    for key in SHELL_COMMAND_KEYS:
         if key in tool_input:
             value = tool_input[key]
             return value if isinstance(value, str) else ""
@@ -157,12 +166,46 @@ def _route_bash(route: Route) -> Decision | None:
             "summary": summary,
         }
         return _redirect(route, guidance.inline_http_redirect(route.prefix), meta)
+    wrapped = _wrap_bulky(route, command, found, summary)
+    if wrapped is not None:
+        return wrapped
     if shell.runs_build_tool(found):
         meta = {"tool": "Bash", "type": "build-redirected", "bytes_avoided": 0, "summary": summary}
         return _redirect(route, guidance.build_tool_redirect(route.prefix, command), meta)
     if shell.is_bounded(command, found) or _below_nudge_threshold(command):
         return None
     return _nudge_once(route, "bash", guidance.bash_nudge(route.prefix))
+
+
+def _wrap_bulky(route: Route, command: str, found: ShellScan, summary: str) -> Decision | None:
+    """Run a likely-bulky command through `ctxmode wrap` (Tier 2 by rewrite).
+
+    The decision is a rewrite whose `reason` gives the wrapped command: hosts that can
+    modify a tool's input run it as is, the others deny with that reason.
+    """
+    if not route.mcp_ready:
+        return None  # the notice's search call would name a tool the model cannot reach
+    from ctxmode.hooks.bulky import wrap_reason
+
+    event = route.event
+    cwd = event.raw.get("cwd")
+    why = wrap_reason(
+        command, cwd if isinstance(cwd, str) and cwd else event.project_dir, found=found
+    )
+    if why is None:
+        return None
+    from ctxmode.launch import wrapped_command
+
+    wrapped = wrapped_command(event.platform, event.project_dir, command)
+    meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
+    # Every key the command was read from (a parser may have copied `cmd` to `command`).
+    keys = [key for key in SHELL_COMMAND_KEYS if key in event.tool_input] or ["command"]
+    return Decision(
+        MODIFY,
+        reason=guidance.wrap_instead(route.prefix, why, wrapped),
+        updated_input={**event.tool_input, **dict.fromkeys(keys, wrapped)},
+        meta=meta,
+    )
 
 
 def _redirect(route: Route, text: str, meta: dict) -> Decision | None:
@@ -213,14 +256,45 @@ def _file_size(path: str, project_dir: str) -> int:
 
 
 def _route_read(route: Route) -> Decision | None:
+    from ctxmode.hooks import bigread
+
     event = route.event
     path = _read_path(event.tool_input)
     size = _file_size(path, event.project_dir)
-    if size > LARGE_READ_BYTES:  # every time: this read is where the bytes go
+    if size > bigread.read_threshold():  # every time: this read is where the bytes go
+        window = route.read_window or ()
+        if any(key in event.tool_input for key in window):
+            return None  # the model reads a part
+        big = _big_read(route, path, size) if route.mcp_ready else None
+        if big is not None:
+            return big
         meta = {"tool": "Read", "type": "read-redirected", "bytes_avoided": size,
                 "summary": path[:SUMMARY_CHARS]}  # fmt: skip
         return Decision("context", context=guidance.read_nudge(route.prefix, size), meta=meta)
     return _nudge_once(route, "read", guidance.read_nudge(route.prefix))
+
+
+def _big_read(route: Route, path: str, size: int) -> Decision | None:
+    """Index the whole file; bound the read where the host can, else deny with guidance."""
+    from ctxmode import project
+    from ctxmode.hooks import bigread
+
+    event = route.event
+    window = route.read_window
+    root = project.resolve_project_root(event.project_dir or None)
+    real = bigread.resolve(path, event.project_dir)
+    label = bigread.file_label(real, root)
+    if not bigread.index_file(real, root, label, size):
+        return None
+    meta = {"tool": "Read", "type": "read-bounded", "bytes_avoided": size,
+            "summary": path[:SUMMARY_CHARS]}  # fmt: skip
+    lines = bigread.WINDOW_LINES
+    if window is None:
+        text = guidance.big_read(route.prefix, path, size, label, lines, bounded=False)
+        return Decision(DENY, reason=text, meta=meta)
+    text = guidance.big_read(route.prefix, path, size, label, lines, bounded=True)
+    updated = {**event.tool_input, window[0]: 1, window[1]: lines}
+    return Decision(MODIFY, updated_input=updated, context=text, meta=meta)
 
 
 def _route_grep(route: Route) -> Decision | None:

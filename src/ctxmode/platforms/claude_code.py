@@ -1,9 +1,9 @@
 """Claude Code: JSON command hooks in `~/.claude/settings.json` (platforms.md §A.1).
 
-PreToolUse answers in `hookSpecificOutput` with a permission decision; a command rewrite
-becomes a deny carrying the guidance (Claude Code runs the original command under
-`allow`), other rewrites are a plain `updatedInput`. PreCompact and Stop always answer
-`{}`; PostToolUse can replace an MCP tool's output (`updatedMCPToolOutput`).
+PreToolUse answers in `hookSpecificOutput` with a permission decision; a command redirect
+(an `echo` of guidance) becomes a deny carrying the guidance, other rewrites (the wrapper,
+Agent prompts, a pinned cwd) are a plain `updatedInput`, which Claude Code 2.1 runs.
+PreCompact and Stop always answer `{}`; PostToolUse can replace an MCP tool's output (`updatedMCPToolOutput`).
 """
 
 from __future__ import annotations
@@ -63,17 +63,22 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render_claude_style(
-    event: HookEvent, decision: Decision | None, replaces_output: bool
+    event: HookEvent, decision: Decision | None, replaces_output: bool, rewrites: bool = True
 ) -> HookOutput:
     """The Claude-wire envelope for any event (shared with Qwen Code, which cannot replace
-    a tool's output)."""
+    a tool's output).
+
+    `rewrites`: the host runs a PreToolUse `updatedInput` (Qwen Code 0.24 does not: it
+    only hands it to the next hook); if not, a command rewrite becomes a deny with its
+    reason and other rewrites are dropped.
+    """
     if event.event in ALWAYS_ANSWER_EMPTY_OBJECT:
         return HookOutput("{}")
     if decision is None:
         return HookOutput()
     host_name = HOST_EVENTS.get(event.host_event, "")
     if event.event == ev.PRE_TOOL_USE:
-        return _render_pre_tool_use(decision)
+        return _render_pre_tool_use(decision, rewrites)
     if decision.action == ev.CONTEXT and decision.context and host_name:
         return common.hso(host_name, additionalContext=decision.context)
     if decision.action == ev.REPLACE_OUTPUT and event.event == ev.POST_TOOL_USE and replaces_output:
@@ -84,7 +89,7 @@ def render_claude_style(
     return HookOutput()
 
 
-def _render_pre_tool_use(decision: Decision) -> HookOutput:
+def _render_pre_tool_use(decision: Decision, rewrites: bool) -> HookOutput:
     action = decision.action
     if action == ev.DENY:
         return _deny(decision.reason or "Blocked by ctxmode.")
@@ -94,9 +99,16 @@ def _render_pre_tool_use(decision: Decision) -> HookOutput:
                               permissionDecisionReason=decision.reason)  # fmt: skip
         return common.hso("PreToolUse", permissionDecision="ask")
     if action == ev.MODIFY and isinstance(decision.updated_input, dict):
-        reason = common.redirect_reason(decision)
-        if reason:  # Claude Code would run the original command: block with the guidance
-            return _deny(reason)
+        # A redirect that only echoes guidance is clearer to the model as a deny; a real
+        # rewrite (a command run through `ctxmode wrap`) runs: Claude Code honours it.
+        redirect = common.unwrap_echo(decision.updated_input.get("command"))
+        if redirect or (not rewrites and common.redirect_reason(decision)):
+            return _deny(common.redirect_reason(decision))
+        if not rewrites:
+            return HookOutput()  # the host would drop the new input anyway
+        if decision.context:  # e.g. a bounded read says where the whole file is
+            return common.hso("PreToolUse", updatedInput=decision.updated_input,
+                              additionalContext=decision.context)  # fmt: skip
         return common.hso("PreToolUse", updatedInput=decision.updated_input)
     if action == ev.CONTEXT and decision.context:
         return common.hso("PreToolUse", additionalContext=decision.context)
@@ -203,6 +215,7 @@ PLATFORM = Platform(
     can_inject_context=True,
     pin_cwd=True,
     tool_search_bootstrap=True,  # Claude Code loads MCP tool schemas lazily (ToolSearch)
+    read_window=("offset", "limit"),  # Read's line window; an updatedInput sets it
     installer=Installer(
         scopes=SCOPES,
         config_paths=config_paths,

@@ -32,7 +32,7 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    return claude_code.render_claude_style(event, decision, replaces_output=False)
+    return claude_code.render_claude_style(event, decision, replaces_output=False, rewrites=False)
 
 
 # --------------------------------------------------------------- installer (off the hook path)
@@ -94,7 +94,9 @@ PLATFORM = Platform(
     tool_prefix=lambda server: f"mcp__{server}__",
     mcp_config=common.settings_servers(config_paths),
     can_deny=True,
-    can_modify_input=True,
+    # Measured on Qwen Code 0.24.4: a PreToolUse `updatedInput` only reaches the next hook;
+    # the tool runs with the model's arguments. Rewrites are rendered as denies.
+    can_modify_input=False,
     can_replace_output=False,  # not documented for Qwen Code: never risk dropping output
     can_inject_context=True,
     pin_cwd=True,

@@ -110,7 +110,8 @@ class Platform(_Frozen):
       added at session start reaches the model);
     - core switches: `pin_cwd` (pin our shell tools' `cwd` to the project dir),
       `tool_search_bootstrap` (MCP schemas load lazily, so subagents are told to load
-      our tools first);
+      our tools first), `read_window` (the (offset, limit) line arguments of the host's
+      file-read tool, which a rewrite may set to bound a big read; None: not bounded);
     - `installer`: what `ctxmode setup` writes.
     """
 
@@ -127,6 +128,7 @@ class Platform(_Frozen):
         "parse",
         "pin_cwd",
         "plugin_host",
+        "read_window",
         "render",
         "tool_prefix",
         "tool_search_bootstrap",
@@ -145,6 +147,7 @@ class Platform(_Frozen):
     pin_cwd: bool
     tool_search_bootstrap: bool
     plugin_host: bool
+    read_window: tuple[str, str] | None
     installer: Installer
 
     def __init__(
@@ -165,6 +168,7 @@ class Platform(_Frozen):
         pin_cwd: bool = False,
         tool_search_bootstrap: bool = False,
         plugin_host: bool = False,
+        read_window: tuple[str, str] | None = None,
     ) -> None:
         self._set(
             id=id,
@@ -182,6 +186,7 @@ class Platform(_Frozen):
             pin_cwd=pin_cwd,
             tool_search_bootstrap=tool_search_bootstrap,
             plugin_host=plugin_host,
+            read_window=read_window,
         )
 
     def tool_name(self, tool: str, server: str) -> str:

@@ -1,0 +1,73 @@
+"""Big reads: a file over the read threshold is indexed whole before the model is told so.
+
+Up to SYNC_INDEX_BYTES the hook indexes it itself (a few hundred milliseconds, on a path
+taken only by big reads), so the model's very next search finds it. A bigger file would
+take longer than a hook may: the hook starts a detached indexer (the fast interpreter
+form, its own session, stdio on /dev/null) and returns. The label is the file's path relative to the project root, as `ctx_index` would
+name it, so a later `ctx_index` of the same file replaces rather than duplicates it.
+Hook path: standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode import paths
+
+READ_THRESHOLD_ENV = ("CTXMODE_READ_THRESHOLD",)
+DEFAULT_READ_THRESHOLD = 50_000
+WINDOW_LINES = 300  # lines a bounded read shows
+SYNC_INDEX_BYTES = 2_000_000
+
+
+def read_threshold() -> int:
+    raw = paths.env_first(READ_THRESHOLD_ENV)
+    try:
+        value = int(raw) if raw else DEFAULT_READ_THRESHOLD
+    except ValueError:
+        return DEFAULT_READ_THRESHOLD
+    return value if value > 0 else DEFAULT_READ_THRESHOLD
+
+
+def file_label(real_path: str, project_root: str) -> str:
+    """The path relative to the project root ('/'-separated), else the absolute path."""
+    root = project_root.rstrip(os.sep)
+    if real_path.startswith(root + os.sep):
+        return os.path.relpath(real_path, root).replace(os.sep, "/")
+    return real_path
+
+
+def index_file(real_path: str, project_root: str, label: str, size: int) -> bool:
+    """Index now, or start the detached indexer for a big file; False (logged) on failure."""
+    if size <= SYNC_INDEX_BYTES:
+        from ctxmode.store.background import index_file as index_now
+
+        return index_now(project_root, real_path, label)
+    return start_indexing(real_path, project_root, label)
+
+
+def start_indexing(real_path: str, project_root: str, label: str) -> bool:
+    """Spawn the detached indexer; False (logged) if it could not start."""
+    from ctxmode.launch import fast_module_argv
+
+    argv = fast_module_argv("ctxmode.store.background", [project_root, real_path, label])
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        os.posix_spawn(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)],
+            setsid=True,  # outlives the hook, and the host's kill of the hook's group
+        )
+    except OSError as error:
+        paths.append_log("hook-errors.log", f"cannot start indexing {real_path}: {error!r}")
+        return False
+    finally:
+        os.close(devnull)
+    return True
+
+
+def resolve(path: str, base: str) -> str:
+    """`path` (relative ones against `base`) with symlinks resolved."""
+    return os.path.realpath(path if os.path.isabs(path) or not base else os.path.join(base, path))

@@ -1,0 +1,279 @@
+"""Which shell commands are likely to print bulky output, and so run through `ctxmode wrap`.
+
+Wrapping is cheap when a guess is wrong (output up to the threshold passes through byte
+for byte), so the rules lean towards wrapping: test runners, builds, dumps of large
+files, unbounded `git log/diff/show`, searches over a tree, container and system logs,
+and the commands listed in CTXMODE_WRAP_COMMANDS. Left alone is what wrapping would
+change: a `cd` (hosts carry the shell's directory over to the next call; inside the
+wrapper it would be lost), background jobs, programs that need a terminal, output sent
+to a file, commands short by construction or cut by a final `| head`, and text the
+shell grammar (`ctxmode.policy.shell.scan`) could not read within its budget.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode.hooks import shell
+from ctxmode.policy.shell import Command, ShellScan, basename, scan
+
+USER_COMMANDS_ENV = ("CTXMODE_WRAP_COMMANDS",)
+BIG_LINES = 200  # `head -n`/`tail -n`/`--tail` counts above this are "big"
+LARGE_FILE_BYTES = 5_000  # the wrapper's default threshold: smaller files pass through anyway
+WRAPPED_MARK = "ctxmode._wrap"
+
+CWD_BUILTINS = frozenset(("cd", "pushd", "popd"))
+INTERACTIVE = frozenset((
+    "vi", "vim", "nvim", "nano", "emacs", "top", "htop", "btop", "watch", "ssh", "man",
+    "tmux", "screen", "fzf", "ipython",
+))  # fmt: skip
+TEST_RUNNERS = frozenset((
+    "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "rspec", "phpunit",
+    "ctest", "karma", "playwright", "cypress", "nyc", "c8", "behave", "trial", "pest",
+))  # fmt: skip
+BUILD_TOOLS = frozenset((
+    "make", "gmake", "ninja", "gradle", "gradlew", "mvn", "mvnw", "sbt", "tsc", "webpack",
+    "rollup", "esbuild", "mypy", "pyright", "pylint", "flake8", "eslint", "rubocop",
+))  # fmt: skip
+PYTHON_MODULES = frozenset(("pytest", "unittest", "tox", "nox", "mypy", "pylint", "pip"))
+SCRIPT_WORDS = ("test", "build", "lint", "check", "ci", "e2e", "coverage", "typecheck")
+SUBCOMMANDS = {
+    "go": frozenset(("test", "build", "vet", "generate")),
+    "cargo": frozenset(("test", "build", "check", "clippy", "bench", "nextest", "doc")),
+    "dotnet": frozenset(("test", "build", "publish")),
+    "bazel": frozenset(("test", "build", "query")),
+    "bazelisk": frozenset(("test", "build", "query")),
+    "swift": frozenset(("test", "build")),
+    "deno": frozenset(("test", "check", "lint")),
+    "mix": frozenset(("test", "compile")),
+    "terraform": frozenset(("plan", "apply", "show")),
+    "pip": frozenset(("install", "download", "list", "freeze")),
+    "cmake": frozenset(("--build",)),
+}
+# `less`/`more` print like `cat` when, as under a host's shell tool, there is no terminal.
+DUMPERS = frozenset((
+    "cat", "bat", "batcat", "nl", "tac", "xxd", "hexdump", "od", "strings", "less", "more",
+))  # fmt: skip
+TREE_WALKERS = frozenset(("rg", "ag", "ack", "tree"))
+BOUNDING_STAGES = frozenset(("head", "tail", "wc"))
+
+
+def _number_after(args: list[str], flags: tuple[str, ...]) -> int | None:
+    """The count given to any of `flags` (`-n 50`, `-n50`, `--lines=50`, `-50`), else None."""
+    for index, arg in enumerate(args):
+        for flag in flags:
+            value = None
+            if arg == flag and index + 1 < len(args):
+                value = args[index + 1]
+            elif arg.startswith(flag + "="):
+                value = arg[len(flag) + 1 :]
+            elif flag.startswith("-") and not flag.startswith("--") and arg.startswith(flag):
+                value = arg[len(flag) :]
+            if value is not None:
+                digits = value.lstrip("+")
+                return int(digits) if digits.isdigit() else None
+    for arg in args:
+        if arg[:1] == "-" and arg[1:].isdigit():
+            return int(arg[1:])
+    return None
+
+
+def _short_flags(args: list[str]) -> str:
+    return "".join(arg[1:] for arg in args if arg.startswith("-") and not arg.startswith("--"))
+
+
+def _largest_file(args: list[str], cwd: str) -> int:
+    biggest = 0
+    for arg in args:
+        if arg.startswith("-") or not arg or arg in ("''", '""'):
+            continue
+        path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
+        try:
+            biggest = max(biggest, os.stat(path).st_size)
+        except (OSError, ValueError):
+            continue
+    return biggest
+
+
+def _git(args: list[str]) -> str | None:
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub == "log":
+        bounded = _number_after(rest, ("-n", "--max-count")) is not None
+        return None if bounded else "git log without a bound"
+    if sub in ("diff", "show"):
+        summaries = ("--stat", "--shortstat", "--numstat", "--name-only", "--name-status",
+                     "--quiet", "--exit-code", "--summary", "-s", "--no-patch")  # fmt: skip
+        if any(arg.split("=")[0] in summaries for arg in rest):
+            return None
+        return f"git {sub} without a bound"
+    if sub in ("grep", "blame", "ls-files"):
+        return f"git {sub}"
+    return None
+
+
+def _logs(name: str, args: list[str]) -> str | None:
+    if "-f" in args or "--follow" in args or "-F" in args:
+        return None  # never ends: a host timeout, not a notice, would end it
+    count = _number_after(args, ("--tail", "-n", "--lines"))
+    if count is not None and count <= BIG_LINES:
+        return None
+    return f"{name} logs"
+
+
+def _head_tail(name: str, args: list[str], cwd: str) -> str | None:
+    if any(arg in ("-f", "-F", "--follow") for arg in args):
+        return None
+    count = _number_after(args, ("-n", "--lines")) or 0
+    from_start = name == "tail" and any(arg.startswith(("+", "-n+", "--lines=+")) for arg in args)
+    if not (from_start or count > BIG_LINES) or _largest_file(args, cwd) <= LARGE_FILE_BYTES:
+        return None
+    return f"{name} of many lines of a large file"
+
+
+def _package_script(args: list[str]) -> bool:
+    words = [arg for arg in args if not arg.startswith("-")]
+    if not words:
+        return False
+    script = words[1] if words[0] in ("run", "run-script") and len(words) > 1 else words[0]
+    return script in ("t", "tst") or any(script.startswith(word) for word in SCRIPT_WORDS)
+
+
+def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None:
+    """Why the simple command `argv` (wrappers resolved) is likely to print a lot, or None."""
+    if not argv:
+        return None
+    name, args = shell.command_name(basename(argv[0])), argv[1:]
+    if any(argv[: len(words)] == words for words in user):
+        return "listed in CTXMODE_WRAP_COMMANDS"
+    if name in TEST_RUNNERS:
+        return "a test runner"
+    if name in BUILD_TOOLS:
+        return "a build or lint tool"
+    if name.startswith("python") and args[:1] == ["-m"] and args[1:2] and args[1] in PYTHON_MODULES:
+        return f"python -m {args[1]}"
+    if name in ("npm", "pnpm", "yarn", "bun") and _package_script(args):
+        return f"{name} {' '.join(args[:2])}".strip()
+    if (
+        name in ("npx", "bunx", "pnpx")
+        and args
+        and shell.command_name(basename(args[0])) in TEST_RUNNERS | BUILD_TOOLS
+    ):
+        return f"{name} {args[0]}"
+    if name in SUBCOMMANDS and args and args[0] in SUBCOMMANDS[name]:
+        return f"{name} {args[0]}"
+    if name == "git":
+        return _git(args)
+    if name in DUMPERS:
+        return f"{name} of a large file" if _largest_file(args, cwd) > LARGE_FILE_BYTES else None
+    if name in ("head", "tail"):
+        return _head_tail(name, args, cwd)
+    if name == "find":
+        depth = _number_after(args, ("-maxdepth",))
+        return None if depth is not None and depth <= 1 else "find over a tree"
+    if name in ("grep", "egrep", "fgrep"):
+        recursive = "r" in _short_flags(args).lower() or "--recursive" in args
+        quiet = any(flag in _short_flags(args) for flag in "qcl")
+        return "grep -r over a tree" if recursive and not quiet else None
+    if name in TREE_WALKERS:
+        return f"{name} over a tree"
+    if name == "ls":
+        return "ls -R" if "R" in _short_flags(args) or "--recursive" in args else None
+    if name == "du":
+        return "du -a" if "a" in _short_flags(args) or "--all" in args else None
+    if name in ("docker", "podman", "kubectl"):
+        words = [arg for arg in args if not arg.startswith("-")]
+        if words[:1] == ["logs"] or words[:2] in (["compose", "logs"], ["container", "logs"]):
+            return _logs(name, args)
+        return None
+    if name == "docker-compose" and args[:1] == ["logs"]:
+        return _logs(name, args)
+    if name == "journalctl":
+        return _logs(name, args)
+    if name == "dmesg":
+        return "dmesg"
+    return None
+
+
+def user_commands(raw: str | None = None) -> list[list[str]]:
+    """CTXMODE_WRAP_COMMANDS: comma-separated command prefixes, e.g. `make check, ./ci.sh`."""
+    if raw is None:
+        from ctxmode.paths import env_first
+
+        raw = env_first(USER_COMMANDS_ENV) or ""
+    return [words for part in raw.split(",") if (words := part.split())]
+
+
+def _stdout_to_file(tokens: list[str]) -> bool:
+    """Does this stage send its stdout to a file (`> f`, `>>f`, `&> f`; not `2>`, `>&2`)?"""
+    for index, token in enumerate(tokens):
+        fd, arrow, target = token.partition(">")
+        if not arrow or fd not in ("", "1", "&"):
+            continue
+        target = target.lstrip(">")
+        if not target and index + 1 < len(tokens):
+            target = tokens[index + 1]
+        if target and not target.startswith("&") and target not in ("/dev/stdout", "/dev/tty"):
+            return True
+    return False
+
+
+def _bounded_by_last_stage(command: Command) -> bool:
+    """`... | head -n 50`, `| wc -l`, `| grep -c x`: the pipeline prints little."""
+    name, args = command.program, list(command.argv[1:])
+    if name in ("grep", "egrep", "fgrep", "rg") and any(f in _short_flags(args) for f in "qcl"):
+        return True
+    if name not in BOUNDING_STAGES or any(arg.startswith(("+", "-n+")) for arg in args):
+        return False
+    return (
+        name == "wc" or (_number_after(args, ("-n", "--lines", "-c", "--bytes")) or 10) <= BIG_LINES
+    )
+
+
+def _changes_cwd_or_needs_terminal(command: Command) -> bool:
+    return (
+        command.op == "&"  # a background job would outlive the wrapper's output
+        or command.program in CWD_BUILTINS
+        or command.program in INTERACTIVE
+    )
+
+
+def _pipelines(commands: list[Command]) -> list[list[Command]]:
+    """The top-level commands grouped into pipelines (substitutions' output is captured)."""
+    found: list[list[Command]] = []
+    current: list[Command] = []
+    for command in commands:
+        if command.depth:
+            continue
+        current.append(command)
+        if command.op not in ("|", "|&"):
+            found.append(current)
+            current = []
+    return [*found, current] if current else found
+
+
+def wrap_reason(
+    command: str, cwd: str, user: list[list[str]] | None = None, found: ShellScan | None = None
+) -> str | None:
+    """Why `command` should run through the wrapper, or None to leave it alone.
+
+    `found`: `scan(command)` when the caller has it already.
+    """
+    if WRAPPED_MARK in command or command.lstrip().startswith("ctxmode wrap"):
+        return None
+    scanned = found if found is not None else scan(command)
+    if not command.strip() or shell.is_bounded(command, scanned):
+        return None
+    if scanned.over_budget:
+        return None
+    user = user_commands() if user is None else user
+    reason = None
+    for pipeline in _pipelines(scanned.commands):
+        if any(_changes_cwd_or_needs_terminal(part) for part in pipeline):
+            return None
+        last = pipeline[-1]
+        bounded = len(pipeline) > 1 and _bounded_by_last_stage(last)
+        if reason or bounded or _stdout_to_file(list(last.redirects)):
+            continue
+        for part in pipeline:
+            reason = reason or bulky_reason(list(part.argv), cwd, user)
+    return reason

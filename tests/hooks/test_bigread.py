@@ -1,0 +1,81 @@
+"""Big reads: bounded (or denied) with the whole file indexed in the background."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from ctxmode.hooks.routing import route_pre_tool_use
+from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import HookEvent
+
+P = "mcp__context-mode__"
+WINDOW = ("offset", "limit")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    lines = [f"def function_{i}(value):\n    return value + {i}\n" for i in range(1500)]
+    lines.append("def needle_at_the_end():\n    return 'found me'\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "big.py").write_text("".join(lines))
+    return tmp_path
+
+
+def read(project: Path, tool_input: dict, window: tuple[str, str] | None) -> object:
+    event = HookEvent("test", ev.PRE_TOOL_USE, tool="Read", tool_input=tool_input,
+                      session_id="s1", project_dir=str(project))  # fmt: skip
+    return route_pre_tool_use(event, P, True, read_window=window)
+
+
+def wait_for_label(project: Path, label: str) -> list[str]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with KnowledgeBase.open(str(project)) as kb:
+            results = kb.search(["needle_at_the_end"], limit=3, source=label)
+            snippets = [hit.snippet or "" for hit in results[0].hits] if results else []
+        if snippets:
+            return snippets
+        time.sleep(0.2)
+    raise AssertionError(f"{label} was never indexed")
+
+
+def test_a_host_that_can_bound_reads_gets_the_first_lines_and_the_label(project: Path) -> None:
+    decision = read(project, {"file_path": "src/big.py"}, WINDOW)
+    assert decision.action == ev.MODIFY
+    assert decision.updated_input == {"file_path": "src/big.py", "offset": 1, "limit": 300}
+    assert "source 'src/big.py'" in decision.context
+    assert f'{P}ctx_search(queries=["<what you need>"], source="src/big.py")' in decision.context
+    assert any("found me" in snippet for snippet in wait_for_label(project, "src/big.py"))
+
+
+def test_a_host_that_cannot_gets_a_deny_with_the_same_guidance(project: Path) -> None:
+    decision = read(project, {"file_path": str(project / "src" / "big.py")}, None)
+    assert decision.action == ev.DENY
+    assert "it was not read" in decision.reason and f"{P}ctx_search" in decision.reason
+    wait_for_label(project, "src/big.py")
+
+
+def test_a_read_of_a_part_is_left_alone(project: Path) -> None:
+    assert read(project, {"file_path": "src/big.py", "offset": 900, "limit": 40}, WINDOW) is None
+
+
+def test_the_threshold_is_a_setting(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXMODE_READ_THRESHOLD", "10000000")
+    decision = read(project, {"file_path": "src/big.py"}, WINDOW)
+    assert decision is None or decision.action == ev.CONTEXT
+
+
+def test_a_file_too_big_for_the_hook_is_indexed_in_the_background(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxmode.hooks import bigread
+
+    monkeypatch.setattr(bigread, "SYNC_INDEX_BYTES", 10)
+    decision = read(project, {"file_path": "src/big.py"}, WINDOW)
+    assert decision.action == ev.MODIFY
+    assert any("found me" in snippet for snippet in wait_for_label(project, "src/big.py"))

@@ -1,0 +1,79 @@
+"""Tier 2 by rewrite through real hook processes: the wrapped command each host gets, run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ctxmode.hooks.routing import route_pre_tool_use
+from ctxmode.launch import wrapped_command
+from ctxmode.vocab import event as ev
+from ctxmode.vocab.event import HookEvent
+
+P = "mcp__context-mode__"
+
+
+def claude_payload(command: str, cwd: Path) -> dict:
+    return {"session_id": "s-wrap", "cwd": str(cwd), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command, "description": "d"}}  # fmt: skip
+
+
+def test_the_rewrite_keeps_the_other_fields_and_names_the_wrapped_command() -> None:
+    event = HookEvent("claude-code", ev.PRE_TOOL_USE, tool="Bash", project_dir="/p",
+                      tool_input={"command": "pytest -q", "description": "d"})  # fmt: skip
+    decision = route_pre_tool_use(event, P, True)
+    wrapped = wrapped_command("claude-code", "/p", "pytest -q")
+    assert decision.action == ev.MODIFY
+    assert decision.updated_input == {"command": wrapped, "description": "d"}
+    assert decision.reason.endswith("\n" + wrapped)  # what a host that cannot rewrite says
+    assert f"{P}ctx_search" in decision.reason
+    assert decision.meta["type"] == "bash-wrapped"
+    unready = route_pre_tool_use(event, P, False)  # no MCP server: nothing to search with
+    assert unready is None or unready.action == ev.CONTEXT
+
+
+def test_claude_code_runs_the_wrapped_command_and_its_output_is_the_originals(
+    run_hook, tmp_path: Path
+) -> None:
+    (tmp_path / "small.log").write_text("x" * 10)
+    command = "git log 2>&1; echo tail-line; exit 3"
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout
+    )
+    wrapped = out["hookSpecificOutput"]["updatedInput"]["command"]
+    ran = subprocess.run(["bash", "-c", wrapped], cwd=tmp_path, capture_output=True, check=False)
+    bare = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, check=False)
+    assert (ran.stdout, ran.stderr, ran.returncode) == (bare.stdout, bare.stderr, bare.returncode)
+
+
+def test_big_output_reaches_the_model_as_a_notice_naming_the_hosts_search_tool(
+    run_hook, tmp_path: Path
+) -> None:
+    (tmp_path / "big.log").write_text("".join(f"request {i} ok\n" for i in range(20000)))
+    payload = claude_payload("cat big.log", tmp_path)
+    out = json.loads(run_hook("claude-code", "pretooluse", payload).stdout)
+    wrapped = out["hookSpecificOutput"]["updatedInput"]["command"]
+    ran = subprocess.run(["bash", "-c", wrapped], cwd=tmp_path, capture_output=True, check=False)
+    assert ran.returncode == 0
+    assert len(ran.stdout) <= 2049
+    assert b"mcp__context-mode__ctx_search(queries=" in ran.stdout
+
+
+@pytest.mark.parametrize("platform", ["kimi", "antigravity-cli", "kiro"])
+def test_hosts_that_cannot_rewrite_deny_with_the_exact_wrapped_command(
+    run_hook, tmp_path: Path, platform: str
+) -> None:
+    payload = {**claude_payload("pytest -q", tmp_path), "hook_event_name": "PreToolUse"}
+    if platform == "antigravity-cli":
+        payload = {"toolCall": {"name": "run_command", "args": {"CommandLine": "pytest -q",
+                                                                  "Cwd": str(tmp_path)}}}  # fmt: skip
+    if platform == "kiro":
+        payload = {**payload, "hook_event_name": "preToolUse", "tool_name": "execute_bash"}
+    host_event = {"kimi": "pretooluse", "antigravity-cli": "pretooluse", "kiro": "pretooluse"}
+    completed = run_hook(platform, host_event[platform], payload)
+    said = (completed.stdout + completed.stderr).decode()
+    assert "from ctxmode._wrap import main" in said
+    assert f" {platform} " in said and "'pytest -q'" in said
