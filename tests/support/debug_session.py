@@ -48,7 +48,7 @@ class Step:
 
 
 STEPS = (
-    Step("tests", "shell", "pytest -q tests", "FAILED test"),
+    Step("tests", "shell", "./bin/pytest -q tests", "FAILED test"),  # PATH-proof: login shells
     Step("log", "shell", "cat logs/app.log", "gateway timeout order"),
     Step("source", "read", "src/billing.py", "RETRY_BUDGET_SECONDS"),
     Step("grep", "shell", "grep -rn TODO src", "TODO security signing key"),
@@ -338,6 +338,29 @@ def _qwen_prepare(world: HostWorld) -> None:
                                     "privacy": {"usageStatisticsEnabled": False}}))  # fmt: skip
 
 
+def _codex(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
+    binary = npm_host("codex", "codex")
+    config = world.home / ".codex" / "config.toml"
+    text = config.read_text() if config.exists() else ""
+    config.write_text(
+        'model_provider = "fake"\nmodel = "fake-model"\ncheck_for_update_on_startup = false\n'
+        + text
+        + f'\n[model_providers.fake]\nname = "fake"\nbase_url = "{model.url}/v1"\n'
+        'wire_api = "responses"\nenv_key = "FAKE_API_KEY"\n'
+        "\n[analytics]\nenabled = false\n"
+    )
+    command = [binary, "exec", "-C", str(world.work), "--json", "--skip-git-repo-check",
+               "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
+               prompt]  # fmt: skip
+    env = world.env(CODEX_HOME=str(config.parent), FAKE_API_KEY="fake-key",
+                    PATH=f"{binary.parent}:{_path(world)}")  # fmt: skip
+    return world.run(command, env=env, timeout=600)
+
+
+def _codex_prepare(world: HostWorld) -> None:
+    (world.home / ".codex").mkdir(parents=True, exist_ok=True)
+
+
 def _path(world: HostWorld) -> str:
     import os
 
@@ -347,6 +370,7 @@ def _path(world: HostWorld) -> str:
 HOSTS = {
     "claude-code": Host("claude-code", _claude, _claude_prepare),
     "qwen-code": Host("qwen-code", _qwen, _qwen_prepare),
+    "codex": Host("codex", _codex, _codex_prepare),
 }
 
 

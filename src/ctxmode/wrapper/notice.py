@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ctxmode.errors import CtxmodeError
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
 from ctxmode.sandbox.output import StreamOutput, summarize_spool
@@ -92,7 +93,7 @@ def build_notice(captured: Captured, command: str, host_id: str, project_dir: st
     return fit(reply.text)
 
 
-class IndexingFailed(Exception):
+class IndexingFailed(CtxmodeError):
     """The knowledge base did not take the output."""
 
 
