@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxmode.launch import wrapped_command
+from ctxmode.sandbox.shaping import NOTICE_BYTES
 from ctxmode.store.knowledge import KnowledgeBase
-from ctxmode.wrapper.notice import NOTICE_BYTES
 
 HOST = "claude-code"
 

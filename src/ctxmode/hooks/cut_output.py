@@ -11,33 +11,21 @@ Off the fast path: imported only when a result is over the limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctxmode import paths
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.sandbox import classify as kinds
-from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
+from ctxmode.sandbox.diagnostics import DiagnosticCollector
 from ctxmode.sandbox.output import Spool, StreamOutput, summarize_spool
-from ctxmode.sandbox.shaping import StoreKnowledge, head_lines, shape_output, unique_label
+from ctxmode.sandbox.shaping import (
+    NOTICE_BYTES,
+    SEARCH_CALL,
+    CommandRun,
+    StoreKnowledge,
+    fit_notice,
+    shape_output,
+    unique_label,
+)
 from ctxmode.vocab.event import Decision, HookEvent
-
-NOTICE_BYTES = 2_048
-SEARCH_CALL = '{prefix}ctx_search(queries=["<what you need>"], source="{label}")'
-
-
-@dataclass
-class _Run:
-    """A tool result in the form `sandbox.shaping` reads."""
-
-    exit_code: int | None
-    classification: str
-    stdout: StreamOutput
-    stderr: StreamOutput
-    diagnostics: Diagnostics
-    notes: list[str] = field(default_factory=list)
-    language: str = "shell"
-    error: str | None = None
-    timeout_ms: int = 0
 
 
 def _text_stream(text: str, collector: DiagnosticCollector) -> StreamOutput:
@@ -45,7 +33,7 @@ def _text_stream(text: str, collector: DiagnosticCollector) -> StreamOutput:
     return StreamOutput(byte_count=len(text.encode("utf-8", "surrogatepass")), head=text)
 
 
-def _run(result: ToolResult) -> tuple[_Run, Spool | None]:
+def _run(result: ToolResult) -> tuple[CommandRun, Spool | None]:
     """Read the output once: heads, tails and error lines of the full stdout and the rest."""
     collector = DiagnosticCollector()
     spool = None
@@ -62,7 +50,7 @@ def _run(result: ToolResult) -> tuple[_Run, Spool | None]:
         stderr = _text_stream("", collector)
     code = 0 if result.exit_code is None else result.exit_code
     outcome = kinds.Outcome("shell", code, stdout_blank=stdout.is_blank)
-    run = _Run(code, kinds.classify(outcome), stdout, stderr, collector.result())
+    run = CommandRun(code, kinds.classify(outcome), stdout, stderr, collector.result())
     return run, spool
 
 
@@ -98,15 +86,4 @@ def cut(
         paths.append_log("hook-errors.log", f"cut output not indexed: {reply.text[-300:]!r}")
         return None
     meta = {"label": label, "bytes": run.stdout.byte_count + run.stderr.byte_count}
-    return Decision("replace_output", context=fit(reply.text, note), meta=meta)
-
-
-def fit(text: str, note: str = "") -> str:
-    """`text` plus `note` within NOTICE_BYTES: its last line (the search call) and `note` whole."""
-    body, _, last = text.rpartition("\n")
-    tail = f"{note}\n{last}" if note else last
-    whole = f"{body}\n{tail}" if body else tail
-    if len(whole.encode("utf-8")) <= NOTICE_BYTES:
-        return whole
-    room = NOTICE_BYTES - len(tail.encode("utf-8")) - 20
-    return head_lines(body, room).rstrip("\n") + "\n… (cut)\n" + tail
+    return Decision("replace_output", context=fit_notice(reply.text, note), meta=meta)

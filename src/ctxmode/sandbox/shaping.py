@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ctxmode.sandbox import classify as kinds
@@ -25,6 +25,8 @@ from ctxmode.sandbox.diagnostics import Diagnostics, clip_line
 from ctxmode.sandbox.output import StreamOutput
 
 INLINE_LIMIT = 5_000  # bytes of output returned as is
+NOTICE_BYTES = 2_048  # a notice that replaces a shell tool's output (wrapper, plugin hosts)
+SEARCH_CALL = '{prefix}ctx_search(queries=["<what you need>"], source="{label}")'
 REPLY_BUDGET = 4_900  # bytes the whole shaped reply stays under
 SEARCH_LIMIT = 5
 TERMS_LIMIT = 10
@@ -65,6 +67,21 @@ class RunOutput(Protocol):
     notes: list[str]
     error: str | None
     timeout_ms: int
+
+
+@dataclass
+class CommandRun:
+    """A command's finished output in the `RunOutput` form: what a notice is shaped from."""
+
+    exit_code: int | None
+    classification: str
+    stdout: StreamOutput
+    stderr: StreamOutput
+    diagnostics: Diagnostics
+    notes: list[str] = field(default_factory=list)
+    language: str = "shell"
+    error: str | None = None
+    timeout_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -191,6 +208,17 @@ def shape_output(
         text = _cut_reply(run, label if knowledge is not None else None, chunks, hint, budget)
     return ShapedReply(text, is_error=is_error, label=label if knowledge else None,
                        indexed_chunks=chunks, cut=True)  # fmt: skip
+
+
+def fit_notice(text: str, note: str = "") -> str:
+    """`text` plus `note` within NOTICE_BYTES, its last line (the search call) and `note` whole."""
+    body, _, last = text.rpartition("\n")
+    tail = f"{note}\n{last}" if note else last
+    whole = f"{body}\n{tail}" if body else tail
+    if len(whole.encode("utf-8")) <= NOTICE_BYTES:
+        return whole
+    room = NOTICE_BYTES - len(tail.encode("utf-8")) - 20
+    return head_lines(body, room).rstrip("\n") + "\n… (cut)\n" + tail
 
 
 def _notes(run: RunOutput) -> str:

@@ -7,32 +7,20 @@ ending with the label and the exact search call, in the host's tool naming.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ctxmode.errors import CtxmodeError
 from ctxmode.sandbox import classify as kinds
-from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
-from ctxmode.sandbox.output import StreamOutput, summarize_spool
-from ctxmode.sandbox.shaping import StoreKnowledge, head_lines, shape_output, unique_label
+from ctxmode.sandbox.diagnostics import DiagnosticCollector
+from ctxmode.sandbox.output import summarize_spool
+from ctxmode.sandbox.shaping import (
+    NOTICE_BYTES,
+    SEARCH_CALL,
+    CommandRun,
+    StoreKnowledge,
+    fit_notice,
+    shape_output,
+    unique_label,
+)
 from ctxmode.wrapper.capture import Captured
-
-NOTICE_BYTES = 2_048
-SEARCH_CALL = '{prefix}ctx_search(queries=["<what you need>"], source="{label}")'
-
-
-@dataclass
-class WrappedRun:
-    """A finished wrapped command, in the form `sandbox.shaping` reads."""
-
-    exit_code: int
-    classification: str
-    stdout: StreamOutput
-    stderr: StreamOutput
-    diagnostics: Diagnostics
-    notes: list[str] = field(default_factory=list)
-    language: str = "shell"
-    error: str | None = None
-    timeout_ms: int = 0
 
 
 def tool_prefix(host_id: str) -> str:
@@ -52,7 +40,7 @@ def command_label(command: str) -> str:
     return unique_label(f"cmd:{safe}")
 
 
-def wrapped_run(captured: Captured) -> WrappedRun:
+def wrapped_run(captured: Captured) -> CommandRun:
     """Read the spilled output once: heads, tails and diagnostic lines of both streams."""
     collector = DiagnosticCollector()
     stdout = summarize_spool(captured.spools[0], collector)
@@ -62,7 +50,7 @@ def wrapped_run(captured: Captured) -> WrappedRun:
     notes = []
     if captured.dropped:
         notes.append(f"{captured.dropped:,} bytes past the spool cap or a full disk were not kept")
-    return WrappedRun(
+    return CommandRun(
         captured.exit_code, kinds.classify(outcome), stdout, stderr, collector.result(), notes
     )
 
@@ -90,17 +78,8 @@ def build_notice(captured: Captured, command: str, host_id: str, project_dir: st
         )
     if reply.label is None:
         raise IndexingFailed(reply.text.rsplit("\n", 1)[-1])
-    return fit(reply.text)
+    return fit_notice(reply.text)
 
 
 class IndexingFailed(CtxmodeError):
     """The knowledge base did not take the output."""
-
-
-def fit(text: str) -> str:
-    """`text` within NOTICE_BYTES, keeping its last line (the search call) whole."""
-    if len(text.encode("utf-8")) <= NOTICE_BYTES:
-        return text
-    last = text.rsplit("\n", 1)[-1]
-    body = head_lines(text, NOTICE_BYTES - len(last.encode("utf-8")) - 20)
-    return body.rstrip("\n") + "\n… (cut)\n" + last
