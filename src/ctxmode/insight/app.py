@@ -70,6 +70,11 @@ class Dashboard:
         mine = [p for p in known if self.default_root and p.root == self.default_root]
         return mine[0].key if mine else ALL
 
+    def warm(self) -> None:
+        """Parse the hook tally and sum every project's tool calls before a page asks."""
+        self.hook_log.decided()
+        accounting.overview(scope_for(ALL, discover(self.data_root)), [], self.cache)
+
     def in_scope(self, directory: str, scope: Scope, known: list[Project]) -> bool:
         """Does a hook call made in `directory` belong to `scope`? (All of them do for "all".)"""
         if scope.is_all:

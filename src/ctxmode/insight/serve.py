@@ -89,8 +89,8 @@ def run(
     dashboard.port = sock.getsockname()[1]
     config = uvicorn.Config(build_app(dashboard), log_level="warning", access_log=False)
     server = uvicorn.Server(config)
-    # Parse the hook tally while the user opens the page, not on the first request.
-    threading.Thread(target=dashboard.hook_log.decided, daemon=True).start()
+    # Read the tally and the tool-call sums while the user opens the page, not on request.
+    threading.Thread(target=dashboard.warm, daemon=True).start()
     _write_running(dashboard)
     announce(url_of(dashboard))
     if open_browser and can_open_browser():
