@@ -23,7 +23,10 @@ else:  # pragma: no cover
 OTHER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
 
 
-HOST_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "KIMI_CODE_HOME", "XDG_CONFIG_HOME")
+HOST_ENV = (
+    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "KIMI_CODE_HOME", "KIMI_SHARE_DIR",
+    "XDG_CONFIG_HOME",
+)  # fmt: skip
 
 
 @pytest.fixture(autouse=True)

@@ -83,7 +83,8 @@ def test_process_curl_is_denied_with_the_guidance(run_hook, fixture_payload):
     out = answer["hookSpecificOutput"]
     assert (
         out["permissionDecision"] == "deny"
-        and "mcp__context-mode__ctx_execute" in out["permissionDecisionReason"]
+        and "ctx_execute(" in out["permissionDecisionReason"]
+        and "mcp__" not in out["permissionDecisionReason"]  # kimi-cli keeps bare names
     )
 
 
@@ -98,5 +99,18 @@ def test_process_lifecycle_answers(run_hook, fixture_payload):
     start = hook_json(
         run_hook("kimi", "sessionstart", fixture_payload("kimi", "sessionstart-startup"))
     )
-    assert "mcp__context-mode__ctx_search" in start["hookSpecificOutput"]["additionalContext"]
+    assert " ctx_search(" in start["hookSpecificOutput"]["additionalContext"]
     assert hook_json(run_hook("kimi", "sessionend", fixture_payload("kimi", "sessionend"))) == {}
+
+
+def test_config_goes_where_the_installed_kimi_reads_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("KIMI_CODE_HOME", "KIMI_SHARE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    assert kimi.config_paths()["config"] == str(tmp_path / ".kimi-code" / "config.toml")
+    (tmp_path / ".kimi").mkdir()  # only the PyPI kimi-cli has run here
+    assert kimi.config_paths()["mcp"] == str(tmp_path / ".kimi" / "mcp.json")
+    (tmp_path / ".kimi-code").mkdir()
+    assert kimi.config_paths()["mcp"] == str(tmp_path / ".kimi-code" / "mcp.json")
+    monkeypatch.setenv("KIMI_SHARE_DIR", str(tmp_path / "share"))
+    assert kimi.config_paths()["config"] == str(tmp_path / "share" / "config.toml")

@@ -7,6 +7,8 @@ a deny carrying the guidance (the reference dropped it, so curl/wget went throug
 
 from __future__ import annotations
 
+import os
+
 from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -70,7 +72,9 @@ SCOPES = ("user",)
 HOOK_TIMEOUT_S = 30
 # JS regex on the tool name; None: no matcher (every tool). SessionEnd has no handler.
 MATCHERS = {
-    "PreToolUse": "Bash|Shell|Read|Grep|WebFetch|Agent|mcp__.*",
+    # Our MCP tools keep their bare names on Kimi (measured with kimi-cli 1.52).
+    "PreToolUse": "Bash|Shell|Read|Grep|WebFetch|Agent|ctx_execute|ctx_execute_file"
+    "|ctx_batch_execute|mcp__.*",
     "PostToolUse": None,
     "PreCompact": None,
     "SessionStart": None,
@@ -80,10 +84,22 @@ MATCHERS = {
 
 
 def config_paths(project_dir: str = "") -> dict[str, str]:
-    import os
-
-    home = os.path.expanduser(os.environ.get("KIMI_CODE_HOME") or os.path.join("~", ".kimi-code"))
+    home = config_home()
     return {"config": os.path.join(home, "config.toml"), "mcp": os.path.join(home, "mcp.json")}
+
+
+def config_home() -> str:
+    """Where this machine's Kimi reads its config.
+
+    Kimi Code uses `$KIMI_CODE_HOME` (~/.kimi-code); the kimi-cli release on PyPI uses
+    `$KIMI_SHARE_DIR` (~/.kimi). An explicit variable wins; else ~/.kimi when only it
+    exists (kimi-cli is what is installed), else ~/.kimi-code.
+    """
+    for name in ("KIMI_CODE_HOME", "KIMI_SHARE_DIR"):
+        if os.environ.get(name):
+            return os.path.expanduser(os.environ[name])
+    code, cli = os.path.expanduser("~/.kimi-code"), os.path.expanduser("~/.kimi")
+    return cli if os.path.isdir(cli) and not os.path.isdir(code) else code
 
 
 def hook_commands(command: str) -> dict[str, str]:
@@ -179,7 +195,7 @@ PLATFORM = Platform(
     events=EVENTS,
     parse=parse,
     render=render,
-    tool_prefix=lambda server: f"mcp__{server}__",
+    tool_prefix=lambda server: "",  # the real kimi-cli lists MCP tools by their bare names
     can_deny=True,
     can_modify_input=False,
     can_replace_output=False,

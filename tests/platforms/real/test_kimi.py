@@ -1,0 +1,86 @@
+"""The real Kimi CLI (PyPI kimi-cli), offline, with what `ctxmode setup kimi` wrote.
+
+Bare `kimi` in this release prints a deprecation notice or runs an installer fetched
+from the network, so the test starts the original command line by its module entry.
+Kimi acts on a PreToolUse deny only and ignores SessionStart context, so there is no
+routing block to count here: the deny reason is what must name a real tool.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.host_checks import named_tools_exist, offered_our_tools, tool_named_in
+from support.hosts import HostRun, HostWorld, pypi_python
+
+ORIGINAL_CLI = (
+    "import sys; from kimi_cli.__main__ import run_original_cli; "
+    "sys.exit(run_original_cli(sys.argv[1:]))"
+)
+ANY_OUR_TOOL = r"\b(?:mcp__[\w-]+__)?ctx_[a-z_]+\b"
+
+
+def kimi_python() -> Path:
+    return pypi_python("kimi", (3, 12))
+
+
+def user_config(model: FakeModel) -> str:
+    """A user's own ~/.kimi/config.toml: one OpenAI-compatible provider (the fake)."""
+    return f"""default_model = "fake"
+
+[providers.fake]
+type = "openai_legacy"
+base_url = "{model.url}/v1"
+api_key = "fake-key"
+
+[models.fake]
+provider = "fake"
+model = "fake-model"
+max_context_size = 100000
+"""
+
+
+def kimi(world: HostWorld, prompt: str) -> HostRun:
+    command = [
+        kimi_python(), "-c", ORIGINAL_CLI, "--print", "--output-format", "stream-json",
+        "-w", world.work, "-p", prompt,
+    ]  # fmt: skip
+    run = world.run(command, env=world.env())
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def setup(world: HostWorld, *options: str) -> None:
+    done = ctx("setup", "kimi", *options, cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+
+
+def execute_the_named_tool(request: Request) -> Reply:
+    """Call ctx_execute by exactly the name our deny reason gave."""
+    name = tool_named_in(request.tool_results()[-1], ANY_OUR_TOOL.replace("[a-z_]+", "execute"))
+    return call(name, language="shell", code="echo FACT-$((40 + 2))")
+
+
+def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: HostWorld) -> None:
+    kimi_python()
+    share = world.home / ".kimi"
+    share.mkdir()
+    turns = [call("Shell", command="curl -s http://example.com"), execute_the_named_tool]
+    with world.fake_model([*turns, reply("done")]) as model:
+        original = user_config(model)
+        (share / "config.toml").write_text(original)
+        setup(world)
+        kimi(world, "Fetch example.com")
+
+    first, after_curl, after_execute = model.main_requests
+    offered_our_tools(first, "{tool}")  # Kimi keeps an MCP tool's bare name
+    denied = after_curl.tool_results()[-1]
+    assert "was not run" in denied
+    named_tools_exist(denied, ANY_OUR_TOOL, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+
+    setup(world, "--uninstall")
+    assert (share / "config.toml").read_text() == original
+    assert not (share / "mcp.json").exists()
