@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from ctxmode.platforms.codex import PLATFORM as codex_host
 from support.cli import ctx
 from support.fake_model import FakeModel, Reply, Request, ToolCall, call, reply
 from support.host_checks import (
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
+    tallied_events,
     tool_named_in,
 )
 from support.hosts import HostRun, HostWorld, npm_host
@@ -133,3 +136,28 @@ def test_project_scope_rewrites_curl_when_codex_is_on_path(world: HostWorld) -> 
     setup(world, "--project", str(world.work), "--uninstall")
     assert not (world.work / ".codex" / "hooks.json").exists()
     assert not (world.work / ".codex" / "config.toml").exists()
+
+
+def test_auto_compaction_brings_back_the_last_request(world: HostWorld) -> None:
+    npm_host("codex", "codex")
+    fact = "ZEBRA-17"
+    turns = [call("exec_command", cmd="git status"), reply("noted")]  # fails: not a repo
+    summary = reply("The user asked for notes.")  # the compaction summary lacks the fact
+    with world.fake_model(turns, side_reply=lambda _: summary) as model:
+        # Every fake response reports 110 tokens: a limit of 50 compacts after the first.
+        limit = "model_auto_compact_token_limit = 50\n"
+        (codex_home(world) / "config.toml").write_text(user_config(model, limit))
+        setup(world)
+        codex(world, f"Remember: the build flag is {fact}. Write notes.")
+
+    [compaction] = [r for r in model.requests if r not in model.main_requests]
+    assert "COMPACTION" in compaction.last_message_text()
+    after = model.main_requests[-1]
+    assert model.requests.index(after) > model.requests.index(compaction)
+    guide = after.text().split('<session_guide source=\\"compact\\"')[1]
+    assert fact in guide.split("</session_guide>")[0]
+    routing_block_once(after)
+    named_tools_exist(after.system(), ANY_OUR_TOOL, after)
+    # Every hook setup registered ran, and nothing else.
+    registered = json.loads((codex_home(world) / "hooks.json").read_text())["hooks"]
+    assert tallied_events("codex", world.home) == {codex_host.events[e.lower()] for e in registered}

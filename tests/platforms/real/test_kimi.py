@@ -8,12 +8,24 @@ routing block to count here: the deny reason is what must name a real tool.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from ctxmode.platforms.kimi import PLATFORM as kimi_host
 from support.cli import ctx
 from support.fake_model import FakeModel, Reply, Request, call, reply
-from support.host_checks import named_tools_exist, offered_our_tools, tool_named_in
+from support.host_checks import (
+    named_tools_exist,
+    offered_our_tools,
+    tallied_events,
+    tool_named_in,
+)
 from support.hosts import HostRun, HostWorld, pypi_python
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 ORIGINAL_CLI = (
     "import sys; from kimi_cli.__main__ import run_original_cli; "
@@ -80,6 +92,10 @@ def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: H
     assert "was not run" in denied
     named_tools_exist(denied, ANY_OUR_TOOL, after_curl)
     assert "FACT-42" in after_execute.tool_results()[-1]
+    # The hooks setup registered ran (no compaction in this session), and nothing else.
+    registered = tomllib.loads((share / "config.toml").read_text())["hooks"]
+    wired = {kimi_host.events[hook["event"].lower()] for hook in registered}
+    assert tallied_events("kimi", world.home) == wired - {"pre_compact"}
 
     setup(world, "--uninstall")
     assert (share / "config.toml").read_text() == original
