@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.fake_model import FakeModel, Request, call, reply
 from support.host_checks import (
+    execute_named_tool,
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
-    tool_named_in,
 )
 from support.hosts import HostRun, HostWorld, npm_host
 
@@ -63,12 +63,6 @@ def hooks_that_ran(run: HostRun) -> set[str]:
     return {e["hook_event"] for e in started}
 
 
-def execute_the_named_tool(request: Request) -> Reply:
-    """Call ctx_execute by the name our deny reason gave (what a model would do)."""
-    name = tool_named_in(request.tool_results()[-1], r"mcp__[\w-]+__ctx_execute\b")
-    return call(name, language="shell", code="echo FACT-$((40 + 2))")
-
-
 # A user's own settings and hook (one that never fires here), kept through setup and uninstall.
 USERS_OWN_SETTINGS = {
     "includeCoAuthoredBy": False,
@@ -78,7 +72,7 @@ USERS_OWN_SETTINGS = {
 }
 CURL_THEN_CTX_EXECUTE = [
     call("Bash", command="curl -s http://example.com"),
-    execute_the_named_tool,
+    execute_named_tool(r"mcp__[\w-]+__ctx_execute\b"),
     reply("done"),
 ]
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from ctxmode.platforms.kimi import PLATFORM as kimi_host
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, call, reply
+from support.fake_model import FakeModel, call, reply
 from support.host_checks import (
+    execute_named_tool,
     named_tools_exist,
     offered_our_tools,
     tallied_events,
-    tool_named_in,
 )
 from support.hosts import HostRun, HostWorld, pypi_python
 
@@ -69,17 +69,14 @@ def setup(world: HostWorld, *options: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def execute_the_named_tool(request: Request) -> Reply:
-    """Call ctx_execute by exactly the name our deny reason gave."""
-    name = tool_named_in(request.tool_results()[-1], ANY_OUR_TOOL.replace("[a-z_]+", "execute"))
-    return call(name, language="shell", code="echo FACT-$((40 + 2))")
-
-
 def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: HostWorld) -> None:
     kimi_python()
     share = world.home / ".kimi"
     share.mkdir()
-    turns = [call("Shell", command="curl -s http://example.com"), execute_the_named_tool]
+    turns = [
+        call("Shell", command="curl -s http://example.com"),
+        execute_named_tool(ANY_OUR_TOOL.replace("[a-z_]+", "execute")),
+    ]
     with world.fake_model([*turns, reply("done")]) as model:
         original = user_config(model)
         (share / "config.toml").write_text(original)
