@@ -269,3 +269,9 @@ def test_session_memory_is_off_when_disabled_or_for_a_subagent(tmp_path: Path):
     answer("pre-compact", {**base, "config": {}})
     guide = answer("compacted", {**base, "config": {}})
     assert guide is None or "remember this request" not in guide["section"]
+
+
+def test_a_bulky_command_runs_and_is_cut_afterwards_not_wrapped(tmp_path: Path):
+    (tmp_path / "big.log").write_text("line of a big log\n" * 20_000)
+    body = payload("bash", {"command": "cat big.log", "description": "d"}, cwd=str(tmp_path))
+    assert answer("pre-execute", body) is None

@@ -161,8 +161,8 @@ def pre_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision 
     from ctxmode.platforms._common import redirect_reason
 
     decision = route_pre_tool_use(event, prefix, True)
-    if decision is None:
-        return None
+    if decision is None or (decision.meta or {}).get("type") == "bash-wrapped":
+        return None  # a `ctxmode wrap` rewrite: this host cuts the output after the call itself
     if decision.is_command_redirect:  # the host runs the arguments it has: deny with the guidance
         return Decision(ev.DENY, reason=redirect_reason(decision), meta=decision.meta)
     if decision.action in (ev.DENY, ev.ASK):  # a permission rule; no one to ask mid-call
