@@ -1,4 +1,4 @@
-"""`ctx_insight` over the real MCP client: the URL of a running dashboard, started once."""
+"""`ctx_insight` over the real MCP client: one dashboard, started once, gone with its server."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+import time
 import urllib.request
 
 import anyio
@@ -45,5 +46,19 @@ def test_ctx_insight_starts_one_dashboard_and_hands_out_its_url(data_root, tmp_p
         with DIRECT.open(urllib.request.Request(_url(first)), timeout=10) as page:
             body = page.read().decode()
         assert page.status == 200 and str(project) in body
+        assert _exits(running["pid"])  # it went with the MCP server that started it
     finally:
-        os.kill(running["pid"], signal.SIGTERM)
+        if not _exits(running["pid"], 0):
+            os.kill(running["pid"], signal.SIGTERM)
+
+
+def _exits(pid: int, within: float = 20) -> bool:
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)

@@ -15,7 +15,15 @@ import click
 )
 @click.option("--idle-minutes", default=0.0, type=click.FloatRange(0), hidden=True,
               help="Stop after this long without a request (0: never).")  # fmt: skip
-def command(port: int, no_browser: bool, project_dir: str | None, idle_minutes: float) -> None:
+@click.option("--exit-with-parent", is_flag=True, hidden=True,
+              help="Stop when the process that started this one exits.")  # fmt: skip
+def command(
+    port: int,
+    no_browser: bool,
+    project_dir: str | None,
+    idle_minutes: float,
+    exit_with_parent: bool,
+) -> None:
     """Open a dashboard of what ctxmode kept out of the context, on 127.0.0.1 only."""
     from ctxmode import paths, project
     from ctxmode.insight import serve
@@ -31,5 +39,6 @@ def command(port: int, no_browser: bool, project_dir: str | None, idle_minutes: 
         sock,
         open_browser=not no_browser,
         idle_minutes=idle_minutes,
+        exit_with_parent=exit_with_parent,
         announce=lambda url: click.echo(f"ctxmode insight: {url}  (Ctrl-C stops it)"),
     )

@@ -68,10 +68,13 @@ def can_open_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _stop_when_idle(server: object, dashboard: Dashboard, idle_s: float) -> None:
+def _watch(server: object, dashboard: Dashboard, idle_s: float, parent: int) -> None:
+    """Stop the server once idle for `idle_s` (when > 0) or once `parent` (when > 0) is gone."""
     while not getattr(server, "should_exit", True):
-        time.sleep(min(30.0, idle_s / 4))
-        if time.monotonic() - dashboard.last_request > idle_s:
+        time.sleep(1.0)
+        idle = idle_s > 0 and time.monotonic() - dashboard.last_request > idle_s
+        orphaned = parent > 0 and os.getppid() != parent  # reparented: the parent exited
+        if idle or orphaned:
             server.should_exit = True  # type: ignore[attr-defined]
 
 
@@ -81,9 +84,10 @@ def run(
     *,
     open_browser: bool,
     idle_minutes: float = 0,
+    exit_with_parent: bool = False,
     announce: Callable[[str], None] = print,
 ) -> None:
-    """Serve until interrupted (or idle for `idle_minutes`, when > 0)."""
+    """Serve until interrupted, idle for `idle_minutes` (when > 0), or orphaned (if asked)."""
     import uvicorn
 
     dashboard.port = sock.getsockname()[1]
@@ -97,9 +101,10 @@ def run(
         import webbrowser
 
         threading.Timer(0.5, webbrowser.open, args=(url_of(dashboard),)).start()
-    if idle_minutes > 0:
+    parent = os.getppid() if exit_with_parent else 0
+    if idle_minutes > 0 or parent:
         watcher = threading.Thread(
-            target=_stop_when_idle, args=(server, dashboard, idle_minutes * 60), daemon=True
+            target=_watch, args=(server, dashboard, idle_minutes * 60, parent), daemon=True
         )
         watcher.start()
     try:
@@ -134,7 +139,8 @@ def ensure_running(project_root: str, idle_minutes: float = 120) -> str:
     url = running_url(data_root)
     if url:
         return url
-    command = [sys.executable, "-m", "ctxmode", "insight", "--no-browser",
+    # It lives as long as the MCP server that asked for it (and stops when idle).
+    command = [sys.executable, "-m", "ctxmode", "insight", "--no-browser", "--exit-with-parent",
                "--project", project_root, "--idle-minutes", str(idle_minutes)]  # fmt: skip
     log = open(os.path.join(paths.ensure_dir(paths.logs_dir()), "insight.log"), "ab")  # noqa: SIM115
     with log:
