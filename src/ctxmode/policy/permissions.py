@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 from ctxmode import fastjson, paths
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, scan
+from ctxmode.policy.shell import clock as shell_clock
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 REQUIRE_SECURITY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
@@ -248,11 +248,12 @@ def evaluate_bash(
     """Deny if any command hidden in `command` matches a Bash deny rule, else ask on an ask
     match, else ask when some program is computed at run time or the analysis ran out of
     budget (only where deny/ask rules exist), else allow if every command matches an allow
-    rule, else no opinion. `deadline` (monotonic): shared by several commands of one call."""
+    rule, else no opinion. `deadline` (on `policy.shell.clock`): shared by several commands
+    of one call."""
     if not rules.has_tool("Bash"):
         return NO_OPINION
     command = command if isinstance(command, str) else ""
-    found = scan(command) if deadline is None else scan(command, deadline - time.monotonic())
+    found = scan(command) if deadline is None else scan(command, deadline - shell_clock())
     forms = list(found.forms)
     whole = " ".join(command[:WHOLE_CHARS].split())
     checked = [*forms, whole] if whole and whole not in found.forms else forms
@@ -667,7 +668,7 @@ def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
         return _too_big(rules, subject)
     from ctxmode.policy.inline_code import extract_shell_strings  # imports `re`
 
-    deadline = time.monotonic() + TIME_BUDGET
+    deadline = shell_clock() + TIME_BUDGET
     for script in extract_shell_strings(language.lower(), code):
         verdict = evaluate_bash(script, rules, subject, deadline)
         if verdict.action in (DENY, ASK):
@@ -686,7 +687,7 @@ def _evaluate_batch(commands: object, rules: RuleSet) -> PolicyVerdict:
     if not isinstance(commands, list):
         return NO_OPINION
     first_ask = NO_OPINION
-    deadline = time.monotonic() + TIME_BUDGET  # the whole batch shares one analysis budget
+    deadline = shell_clock() + TIME_BUDGET  # the whole batch shares one analysis budget
     for entry in commands:
         command = entry.get("command") if isinstance(entry, dict) else entry
         if not isinstance(command, str):

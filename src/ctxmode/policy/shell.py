@@ -31,6 +31,12 @@ import time
 
 MAX_CHARS = 1_000_000  # longer text is not read at all
 TIME_BUDGET = 0.04  # seconds of analysis before giving up (the hook must answer in 100 ms)
+
+
+def clock() -> float:
+    """Seconds of CPU this thread has spent: the budget bounds the analysis's own work, so
+    a verdict never flips from deny to ask because the machine happens to be busy."""
+    return time.thread_time()
 MAX_DEPTH = 48  # nesting of substitutions and scripts
 MAX_WORDS = 256  # words one brace expansion may produce
 
@@ -245,7 +251,7 @@ class ShellScan:
             self.spent()
 
     def spent(self) -> bool:
-        if not self.over_budget and time.monotonic() > self._deadline:
+        if not self.over_budget and clock() > self._deadline:
             self.over_budget = True
         return self.over_budget
 
@@ -268,7 +274,7 @@ def scan(text: str, budget: float = TIME_BUDGET, max_chars: int = MAX_CHARS) -> 
 
 
 def _scan(text: str, budget: float, max_chars: int) -> ShellScan:
-    found = ShellScan(time.monotonic() + budget)
+    found = ShellScan(clock() + budget)
     if not isinstance(text, str) or len(text) > max_chars:
         found.over_budget = isinstance(text, str)
         return found
