@@ -11,11 +11,13 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import Implementation
 
 
 class McpSession:
     def __init__(self, client: Client) -> None:
         self.client = client
+        self.instructions = client.instructions or ""
 
     async def call(self, tool: str, **arguments: Any) -> tuple[str, bool]:
         result = await self.client.call_tool(tool, arguments)
@@ -35,6 +37,7 @@ def mcp_run(tmp_path) -> Callable[..., Any]:
         env: dict[str, str] | None = None,
         mode: str = "auto",
         cwd: str | None = None,
+        client_name: str | None = None,
     ) -> Any:
         params = StdioServerParameters(
             command=sys.executable,
@@ -44,7 +47,10 @@ def mcp_run(tmp_path) -> Callable[..., Any]:
         )
 
         async def main() -> Any:
-            async with Client(params, mode=mode, read_timeout_seconds=120) as client:
+            info = Implementation(name=client_name, version="1") if client_name else None
+            async with Client(
+                params, mode=mode, read_timeout_seconds=120, client_info=info
+            ) as client:
                 return await scenario(McpSession(client))
 
         return anyio.run(main)

@@ -138,3 +138,18 @@ def test_ctx_index_of_a_directory_reports_files_skips_and_is_searchable(mcp_run)
     assert not indexed_err
     assert "Indexed 2 files" in indexed and "Skipped 1 binary" in indexed
     assert "1.21 gigawatts" in found and "gitignored" not in found
+
+
+def test_instructions_name_tools_as_the_connecting_host_shows_them(mcp_run):
+    async def scenario(session):
+        return session.instructions
+
+    def instructions(client_name):  # hosts introduce themselves at a classic initialize
+        return mcp_run(scenario, client_name=client_name, mode="legacy")
+
+    assert "mcp_context-mode_ctx_execute" in instructions("gemini-cli-mcp-client")
+    assert "mcp__context-mode__ctx_batch_execute" in instructions("claude-code")
+    assert "mcp__context-mode__ctx_search" in instructions("qwen-cli-mcp-client-context-mode")
+    # An unknown client gets the bare names as endings, true under any host's prefix.
+    unknown = instructions("some-new-host")
+    assert "end in" in unknown and " ctx_execute" in unknown

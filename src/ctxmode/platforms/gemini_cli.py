@@ -141,6 +141,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=tool_prefix,
+    client_names=("gemini-cli-mcp-client",),
     mcp_config=common.settings_servers(config_paths),
     can_deny=True,
     can_modify_input=True,

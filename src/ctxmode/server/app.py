@@ -20,14 +20,9 @@ from mcp.server.stdio import stdio_server
 
 from ctxmode import __version__, db, failures, paths, project
 from ctxmode.server.handlers import HANDLERS
+from ctxmode.server.instructions import PerClientInstructions, instructions_for
 from ctxmode.server.state import Reply, ServerState
 from ctxmode.server.tools import TOOLS
-
-INSTRUCTIONS = (
-    "ctxmode keeps raw tool output out of your context: run commands and code with "
-    "ctx_batch_execute / ctx_execute, process files with ctx_execute_file, fetch pages "
-    "with ctx_fetch_and_index, and look things up with ctx_search."
-)
 
 
 def _tool_objects() -> list[types.Tool]:
@@ -133,16 +128,18 @@ def build_server(state: ServerState) -> Server[Any]:
     ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[])
 
-    return Server(
+    server: Server[Any] = Server(
         "ctxmode",
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions_for("", state.project_root),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_list_prompts=on_list_prompts,
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,
     )
+    server.middleware.append(PerClientInstructions(state.project_root))
+    return server
 
 
 async def _serve(state: ServerState) -> None:

@@ -104,6 +104,9 @@ class Platform(_Frozen):
       `mcp_config(project_dir) -> ((file, keys), ...)`: where the host keeps its MCP
       servers (the table at `keys` in each JSON file, most specific first), so the name
       our server was really registered under can be read (none: bare tool names);
+      `client_names`: how the host's MCP client introduces itself (`clientInfo.name` at
+      initialize; a name starting with one of these is this host), so the server can
+      name its tools the way this host shows them;
     - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
       model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
       (PostToolUse replaces what the model receives), `can_inject_context` (context
@@ -120,6 +123,7 @@ class Platform(_Frozen):
         "can_inject_context",
         "can_modify_input",
         "can_replace_output",
+        "client_names",
         "events",
         "id",
         "installer",
@@ -148,6 +152,7 @@ class Platform(_Frozen):
     tool_search_bootstrap: bool
     plugin_host: bool
     read_window: tuple[str, str] | None
+    client_names: tuple[str, ...]
     installer: Installer
 
     def __init__(
@@ -169,6 +174,7 @@ class Platform(_Frozen):
         tool_search_bootstrap: bool = False,
         plugin_host: bool = False,
         read_window: tuple[str, str] | None = None,
+        client_names: tuple[str, ...] = (),
     ) -> None:
         self._set(
             id=id,
@@ -187,6 +193,7 @@ class Platform(_Frozen):
             tool_search_bootstrap=tool_search_bootstrap,
             plugin_host=plugin_host,
             read_window=read_window,
+            client_names=client_names,
         )
 
     def tool_name(self, tool: str, server: str) -> str:

@@ -1,0 +1,65 @@
+"""The server's `instructions`, naming our tools the way the connecting host shows them.
+
+Instructions travel in the initialize result, after the client said who it is
+(`clientInfo.name`), so each connection gets its own text: with the host's own tool
+names when one host module claims that client, else worded by the bare tool names'
+endings, which hold under every host's prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxmode import paths, platforms
+from ctxmode.hooks.server_name import registered_server
+from ctxmode.vocab.platform import Platform
+
+TOOLS_NAMED = (
+    "ctxmode keeps raw tool output out of your context: run commands and code with "
+    "{batch} / {execute}, process files with {execute_file}, fetch pages "
+    "with {fetch}, and look things up with {search}."
+)
+UNKNOWN_CLIENT = " (Use the tools of this MCP server whose names end in these.)"
+
+
+def client_platform(client_name: str) -> Platform | None:
+    """The one host whose MCP client introduces itself as `client_name`, else None."""
+    found = [
+        platform
+        for platform in platforms.all_platforms()
+        if any(client_name.startswith(known) for known in platform.client_names)
+    ]
+    return found[0] if client_name and len(found) == 1 else None
+
+
+def instructions_for(client_name: str, project_dir: str) -> str:
+    """The instructions for a client that introduced itself as `client_name`."""
+    try:
+        platform = client_platform(client_name)
+        prefix = platform.tool_prefix(registered_server(platform, project_dir)) if platform else ""
+    except Exception as exc:  # a host config we cannot read must not fail the handshake
+        paths.append_log("server-errors.log", f"naming tools for {client_name!r}: {exc!r}")
+        platform, prefix = None, ""
+    text = TOOLS_NAMED.format(
+        batch=f"{prefix}ctx_batch_execute",
+        execute=f"{prefix}ctx_execute",
+        execute_file=f"{prefix}ctx_execute_file",
+        fetch=f"{prefix}ctx_fetch_and_index",
+        search=f"{prefix}ctx_search",
+    )
+    return text if platform else text + UNKNOWN_CLIENT
+
+
+class PerClientInstructions:
+    """Server middleware: sets the initialize result's instructions for the client."""
+
+    def __init__(self, project_dir: str) -> None:
+        self.project_dir = project_dir
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict):
+            info = (ctx.params or {}).get("clientInfo")
+            name = info.get("name") if isinstance(info, dict) else ""
+            result["instructions"] = instructions_for(str(name or "")[:200], self.project_dir)
+        return result
