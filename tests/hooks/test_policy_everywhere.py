@@ -8,7 +8,6 @@ directory outside it while the host names the project in its environment.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -61,8 +60,9 @@ def shell_payload(platform_id: str, command: str, directory: Path) -> str:
 
 
 def project_env_names(platform_id: str) -> tuple[str, ...]:
-    __import__(REGISTRY[platform_id])
-    return getattr(sys.modules[REGISTRY[platform_id]], "PROJECT_ENV", ())
+    platform = load(platform_id)
+    assert platform is not None
+    return platform.project_env
 
 
 @pytest.fixture

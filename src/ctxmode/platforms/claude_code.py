@@ -208,6 +208,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"mcp__{server}__",
+    project_env=PROJECT_ENV,
     client_names=("claude-code",),
     mcp_config=mcp_config,
     can_deny=True,

@@ -154,6 +154,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: "",  # our tools keep their bare names
+    project_env=PROJECT_ENV,
     can_deny=True,
     can_modify_input=True,
     can_replace_output=False,

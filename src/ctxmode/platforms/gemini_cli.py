@@ -141,6 +141,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=tool_prefix,
+    project_env=PROJECT_ENV,
     client_names=("gemini-cli-mcp-client",),
     mcp_config=common.settings_servers(config_paths),
     can_deny=True,

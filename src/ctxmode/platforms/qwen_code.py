@@ -92,6 +92,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"mcp__{server}__",
+    project_env=PROJECT_ENV,
     client_names=("qwen-cli-mcp-client",),
     mcp_config=common.settings_servers(config_paths),
     can_deny=True,

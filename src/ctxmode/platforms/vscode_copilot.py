@@ -147,6 +147,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"{server}_",
+    project_env=PROJECT_ENV,
     mcp_config=lambda project_dir: ((config_paths(project_dir)["mcp"], ("servers",)),),
     can_deny=True,
     can_modify_input=True,

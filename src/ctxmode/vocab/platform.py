@@ -106,7 +106,8 @@ class Platform(_Frozen):
       our server was really registered under can be read (none: bare tool names);
       `client_names`: how the host's MCP client introduces itself (`clientInfo.name` at
       initialize; a name starting with one of these is this host), so the server can
-      name its tools the way this host shows them;
+      name its tools the way this host shows them; `project_env`: the environment
+      variables in which the host names the project directory to its hooks;
     - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
       model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
       (PostToolUse replaces what the model receives), `can_inject_context` (context
@@ -132,6 +133,7 @@ class Platform(_Frozen):
         "parse",
         "pin_cwd",
         "plugin_host",
+        "project_env",
         "read_window",
         "render",
         "tool_prefix",
@@ -153,6 +155,7 @@ class Platform(_Frozen):
     plugin_host: bool
     read_window: tuple[str, str] | None
     client_names: tuple[str, ...]
+    project_env: tuple[str, ...]
     installer: Installer
 
     def __init__(
@@ -175,6 +178,7 @@ class Platform(_Frozen):
         plugin_host: bool = False,
         read_window: tuple[str, str] | None = None,
         client_names: tuple[str, ...] = (),
+        project_env: tuple[str, ...] = (),
     ) -> None:
         self._set(
             id=id,
@@ -194,6 +198,7 @@ class Platform(_Frozen):
             plugin_host=plugin_host,
             read_window=read_window,
             client_names=client_names,
+            project_env=project_env,
         )
 
     def tool_name(self, tool: str, server: str) -> str:
