@@ -71,8 +71,8 @@ def execute_named_tool(pattern: str) -> Callable[[Request], Reply]:
 
 def tallied_events(platform_id: str, home: Path) -> set[str]:
     """The canonical events our hook answered for `platform_id`, from the hook tally: under
-    the test's data root, or under the host run's HOME when the host did not pass
-    CTXMODE_DIR on to its hooks (the host's own output may not say which hooks ran)."""
+    the test's data root, or under the host run's HOME, where hooks keep it because the
+    host runs without our CTXMODE_DIR (`hosts.KEPT_ENV`; hosts given it do pass it on)."""
     roots = [Path(os.environ["CTXMODE_DIR"]), home / ".local" / "share" / "ctxmode"]
     calls = []
     for log in (root / "logs" / "hook-calls.jsonl" for root in roots):
