@@ -102,6 +102,9 @@ def test_project_scope_setup_reaches_the_model_and_uninstalls(world: HostWorld) 
     offered_our_tools(first, OUR_NAME)
     routing_block_once(first)
     named_tools_exist(first.text(), ANY_OUR_TOOL, first)
+    # Our server's instructions reach the model naming our tools as this host offers them.
+    instructions = first.text().split("keeps raw tool output", 1)[1][:300]
+    assert OUR_NAME.format(tool="ctx_execute") in instructions
     undone = ctx("setup", "gemini-cli", "--project", str(world.work), "--uninstall",
                  cwd=world.work, env=world.env())  # fmt: skip
     assert undone.returncode == 0, undone.stderr
