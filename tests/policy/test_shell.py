@@ -410,8 +410,8 @@ def test_scan_fields_are_consistent_on_arbitrary_text(text: str) -> None:
 PLAIN = st.characters(whitelist_categories=("L", "N"), whitelist_characters="-_./:@%+^")
 # Reserved words are grammar, not commands (`fi` alone runs nothing: it is a syntax error).
 RESERVED = frozenset(
-    ["!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function"]
-    + ["if", "in", "select", "then", "time", "until", "while"]
+    {"!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function"}
+    | {"if", "in", "select", "then", "time", "until", "while"}
 )
 PLAIN_WORD = st.text(alphabet=PLAIN, min_size=1, max_size=12).filter(lambda w: w not in RESERVED)
 
