@@ -111,25 +111,29 @@ def listed(tool: str, names: frozenset[str]) -> bool:
 
 
 def detect_prefix(tool_names: object, server_name: str = "") -> str:
-    """`mcp__<server>__` of the MCP server offering `ctx_execute`, else "".
+    """The prefix (`mcp__<server>__`, OpenCode's `<server>_`, ...) of the MCP server
+    offering `ctx_execute`, as the host spells it, else "".
 
-    With `server_name` set, only that server counts. With several candidates, the one
-    named like ours wins, then the first in the host's order.
+    With `server_name` set, only a prefix naming that server counts. With several
+    candidates, the one named like ours wins, then the first in the host's order.
     """
     if not isinstance(tool_names, list):
         return ""
-    servers = []
-    for name in tool_names:
-        if isinstance(name, str) and name.startswith("mcp__") and name.endswith("__ctx_execute"):
-            servers.append(name[len("mcp__") : -len("__ctx_execute")])
+    suffix = "ctx_execute"
+    prefixes = [
+        name[: -len(suffix)]
+        for name in tool_names
+        if isinstance(name, str) and name.endswith(suffix) and len(name) > len(suffix)
+    ]
     if server_name:
-        return f"mcp__{server_name}__" if server_name in servers else ""
-    if not servers:
+        named = [p for p in prefixes if p in (f"mcp__{server_name}__", f"{server_name}_")]
+        return named[0] if named else ""
+    if not prefixes:
         return ""
     from ctxmode.vocab.toolnames import OWN_SERVER_MARKERS
 
-    ours = [s for s in servers if any(marker in s.lower() for marker in OWN_SERVER_MARKERS)]
-    return f"mcp__{(ours or servers)[0]}__"
+    ours = [p for p in prefixes if any(marker in p.lower() for marker in OWN_SERVER_MARKERS)]
+    return (ours or prefixes)[0]
 
 
 def host_tool_name(event: HookEvent) -> str:

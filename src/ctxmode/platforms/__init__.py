@@ -31,6 +31,8 @@ REGISTRY: dict[str, str] = {
     "kiro": "ctxmode.platforms.kiro",
     "antigravity-cli": "ctxmode.platforms.antigravity_cli",
     "dsh": "ctxmode.platforms.dsh",
+    "opencode": "ctxmode.platforms.opencode",
+    "kilo": "ctxmode.platforms.kilo",
     "antigravity": "ctxmode.platforms.antigravity",
     "zed": "ctxmode.platforms.zed",
 }

@@ -19,7 +19,7 @@ ALIASES: dict[str, str] = {
     ),
     **dict.fromkeys(("grep_search", "search_file_content", "grep", "grep_files", "search"), "Grep"),
     **dict.fromkeys(
-        ("web_fetch", "read_url_content", "fetch", "mcp_web_fetch", "mcp_fetch_tool"), "WebFetch"
+        ("web_fetch", "webfetch", "read_url_content", "fetch", "mcp_web_fetch", "mcp_fetch_tool"), "WebFetch"
     ),
     "agent": "Agent",
     "write_file": "Write",
@@ -51,7 +51,8 @@ def runs_ctxmode(entry: object) -> bool:
     """An MCP server entry (`command` + `args`) that starts ctxmode, whatever its name."""
     if not isinstance(entry, dict):
         return False
-    words = [entry.get("command")]
+    command = entry.get("command")  # OpenCode and Kilo: the whole argv as one list
+    words = list(command) if isinstance(command, list) else [command]
     args = entry.get("args")
     words += args if isinstance(args, list) else []
     return any(isinstance(word, str) and "ctxmode" in word for word in words)

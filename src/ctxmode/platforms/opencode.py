@@ -1,0 +1,261 @@
+"""OpenCode: an in-process JS plugin forwarding to our Python rules (Kilo reuses it all).
+
+OpenCode has no command hooks; it loads plugin modules named in its config's `plugin`
+list. Ours (package data `ctxmode/plugins/opencode/index.js`, over the shared
+`bridge.js`) sends `tool.execute.before` (throwing denies the call with our reason),
+`tool.execute.after` (assigning `output.output` replaces what the model reads), user
+messages, the compaction hook and the system-prompt transform to `ctxmode hook opencode
+<event>`. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
+
+The shim's payload: `tool`, `input` (the call's arguments), `callId`, `sessionId`, `cwd`,
+`tools` (our MCP tools under the names OpenCode gives them, `<server>_<tool>`, once the
+server is connected), `config`, and for `after` `result` = `{output, metadata}` (the
+metadata's long strings dropped; bash's `exit`, a truncated output's `outputPath`).
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks.jsonout import dumps
+from ctxmode.hooks.plugin_rules import ToolResult
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import SERVER_NAME, canonical_tool_name
+
+PLATFORM_ID = "opencode"
+EVENTS = {
+    "before": ev.PRE_TOOL_USE,  # tool.execute.before
+    "after": ev.POST_TOOL_USE,  # tool.execute.after
+    "system": ev.SESSION_START,  # experimental.chat.system.transform: the routing block
+    "prompt": ev.USER_PROMPT_SUBMIT,  # chat.message
+    "compacting": ev.PRE_COMPACT,  # experimental.session.compacting
+    "compacted": ev.SESSION_START,  # the first system transform after a compaction: the guide
+}
+# Read's argument is `filePath` here; the rules read `file_path`.
+ARGUMENT_ALIASES = {"filePath": "file_path"}
+
+
+def parse_for(platform_id: str):
+    def parse(payload: dict, host_event: str) -> HookEvent:
+        payload = payload if isinstance(payload, dict) else {}
+        canonical = EVENTS.get(host_event, "")
+        arguments = payload.get("input")
+        tool_input = dict(arguments) if isinstance(arguments, dict) else {}
+        for theirs, ours in ARGUMENT_ALIASES.items():
+            if theirs in tool_input and ours not in tool_input:
+                tool_input[ours] = tool_input[theirs]
+        return HookEvent(
+            platform_id,
+            canonical,
+            host_event=host_event,
+            tool=canonical_tool_name(fields.text(payload, "tool")),
+            tool_input=tool_input,
+            tool_output=tool_result(payload.get("result"))
+            if canonical == ev.POST_TOOL_USE
+            else None,
+            session_id=fields.session_id(payload),
+            project_dir=fields.project_dir(payload),
+            prompt=fields.text(payload, "prompt"),
+            source="compact" if host_event == "compacted" else "startup",
+            agent_id=fields.text(payload, "agentId"),
+            raw=payload,
+        )
+
+    return parse
+
+
+def tool_result(result: object) -> ToolResult:
+    """What the tool returned; a bash output the host truncated points at its full file."""
+    result = result if isinstance(result, dict) else {}
+    output = result.get("output")
+    metadata = fields.obj(result, "metadata")
+    code = metadata.get("exit")
+    full = metadata.get("outputPath")
+    return ToolResult(
+        output if isinstance(output, str) else "",
+        is_error=result.get("isError") is True,
+        exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        full_stdout_path=full if isinstance(full, str) and metadata.get("truncated") else "",
+    )
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """The shim's instruction, as JSON; "" means carry on untouched."""
+    if decision is None:
+        return HookOutput()
+    if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
+        return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
+    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
+        return HookOutput(dumps({"output": decision.context}))
+    if decision.action == ev.CONTEXT and decision.context:
+        return HookOutput(dumps({"section": decision.context}))
+    return HookOutput()
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+PLUGIN_DIR = "ctxmode-plugin"  # beside the config; not `plugin(s)/`, which the host loads whole
+PLUGIN_FILES = ("index.js",)  # plus the shared bridge.js and the launch file
+LAUNCH_FILE = "ctxmode.json"
+
+
+def config_dir(app: str, project_dir: str) -> str:
+    import os
+
+    if project_dir:
+        return os.path.join(project_dir, f".{app}")
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, app)
+
+
+def config_file(app: str, name: str, project_dir: str) -> str:
+    """`<name>.jsonc` when that is the one there, else `<name>.json` (project: the root's)."""
+    import os
+
+    base = project_dir or config_dir(app, "")
+    jsonc = os.path.join(base, f"{name}.jsonc")
+    return jsonc if os.path.exists(jsonc) else os.path.join(base, f"{name}.json")
+
+
+def plugin_url(app: str, project_dir: str) -> str:
+    import os
+    from pathlib import Path
+
+    return Path(os.path.join(config_dir(app, project_dir), PLUGIN_DIR, "index.js")).as_uri()
+
+
+def launch_config(platform_id: str, hook_prefix: str) -> str:
+    import json
+    import os
+    import shlex
+
+    from ctxmode import paths
+
+    hook = shlex.split(hook_prefix)
+    bridge = [part.replace("ctxmode._hook", "ctxmode._bridge") for part in hook]
+    launch = {
+        "hook": [*hook, platform_id],
+        "bridge": [*bridge, platform_id],
+        "server": SERVER_NAME,
+        "log": os.path.join(paths.logs_dir(), "plugin-errors.log"),
+    }
+    return json.dumps(launch, indent=2) + "\n"
+
+
+def _plugin_changes(platform_id: str, app: str, hook_prefix: str, project_dir: str, remove: bool):
+    import os
+    from importlib.resources import files
+
+    from ctxmode.platforms._install import Change, read_text
+
+    source = files("ctxmode.plugins")
+    wanted = {
+        name: (source / "opencode" / name).read_text(encoding="utf-8") for name in PLUGIN_FILES
+    }
+    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
+    wanted[LAUNCH_FILE] = launch_config(platform_id, hook_prefix)
+    directory = os.path.join(config_dir(app, project_dir), PLUGIN_DIR)
+    return [
+        Change(path, read_text(path), None if remove else text, owned=True)
+        for name, text in wanted.items()
+        for path in [os.path.join(directory, name)]
+    ]
+
+
+def _config_edit(url: str, server: dict | None):
+    """Our plugin URL into `plugin` and our server into `mcp` (server None: take both out)."""
+    from ctxmode.platforms._install import InstallError
+    from ctxmode.vocab.toolnames import runs_ctxmode
+
+    def edit(document: dict, path: str) -> None:
+        plugins = document.get("plugin", [])
+        servers = document.get("mcp", {})
+        if not isinstance(plugins, list) or not isinstance(servers, dict):
+            raise InstallError(
+                f"{path}: `plugin` or `mcp` has the wrong type; fix it first, nothing changed"
+            )
+        plugins = [entry for entry in plugins if entry != url]
+        if runs_ctxmode(servers.get(SERVER_NAME)):
+            servers = {k: v for k, v in servers.items() if k != SERVER_NAME}
+        if server is not None:
+            plugins.append(url)
+            servers = {**servers, SERVER_NAME: server}
+        for key, value in (("plugin", plugins), ("mcp", servers)):
+            if value:
+                document[key] = value
+            else:
+                document.pop(key, None)
+
+    return edit
+
+
+def installer_for(platform_id: str, app: str, config_name: str, note: str) -> Installer:
+    def config_paths(project_dir: str = "") -> dict[str, str]:
+        import os
+
+        return {
+            "config": config_file(app, config_name, project_dir),
+            "plugin": os.path.join(config_dir(app, project_dir), PLUGIN_DIR),
+        }
+
+    def hook_commands(command: str) -> dict[str, str]:
+        from ctxmode.platforms._install import hook_lines
+
+        return hook_lines(command, platform_id, {name: name for name in EVENTS})
+
+    def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+        from ctxmode.platforms._install import json_change
+
+        server = {"type": "local", "command": list(server_command), "enabled": True}
+        edit = _config_edit(plugin_url(app, project_dir), server)
+        path = config_file(app, config_name, project_dir)
+        return [
+            json_change(path, edit),
+            *_plugin_changes(platform_id, app, hook_prefix, project_dir, False),
+        ]
+
+    def uninstall_changes(project_dir: str = "") -> list:
+        from ctxmode.platforms._install import json_change
+
+        edit = _config_edit(plugin_url(app, project_dir), None)
+        path = config_file(app, config_name, project_dir)
+        return [json_change(path, edit), *_plugin_changes(platform_id, app, "", project_dir, True)]
+
+    return Installer(
+        scopes=("user", "project"),
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=note,
+    )
+
+
+def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
+    return Platform(
+        id=platform_id,
+        name=name,
+        events=EVENTS,
+        parse=parse_for(platform_id),
+        render=render,
+        tool_prefix=lambda server: f"{server}_",  # OpenCode names MCP tools `<server>_<tool>`
+        can_deny=True,
+        can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
+        can_replace_output=True,
+        can_inject_context=True,  # the system-prompt transform
+        plugin_host=True,
+        installer=installer,
+    )
+
+
+PLATFORM = platform_for(
+    PLATFORM_ID,
+    "OpenCode",
+    installer_for(
+        PLATFORM_ID,
+        "opencode",
+        "opencode",
+        "OpenCode loads the ctxmode plugin and the context-mode MCP server on its next start.",
+    ),
+)

@@ -1,0 +1,96 @@
+// ctxmode for OpenCode and Kilo: a thin shim over ctxmode's Python rules (bridge.js).
+//
+// tool.execute.before: a `{deny}` answer throws, which blocks the call with that reason.
+// tool.execute.after: an `{output}` answer replaces what the model reads (Python answers
+// only for a big successful output, indexed in full first). The system-prompt transform
+// carries the routing block; user messages and compactions feed session memory. Every
+// decision is made in Python; when it fails or is slow the call proceeds untouched and
+// the failure is logged. Only the plugin function is exported: the host calls every export.
+import { createBridge, readLaunch } from './bridge.js'
+
+const TIMEOUT_MS = { before: 3000, after: 20000, system: 3000, prompt: 5000, compacting: 20000, compacted: 20000 }
+const MAX_METADATA_STRING = 1024 // the output again, in metadata: stays home
+const OUR_TOOLS = ['ctx_execute', 'ctx_batch_execute', 'ctx_execute_file', 'ctx_index', 'ctx_search',
+  'ctx_fetch_and_index', 'ctx_stats', 'ctx_doctor', 'ctx_upgrade', 'ctx_purge', 'ctx_insight']
+const DEFAULT_CONFIG = {
+  denyTools: [],
+  truncateTools: ['bash', 'read', 'grep', 'glob', 'list', 'webfetch'],
+  maxResultBytes: 20000,
+}
+
+function brief(value) {
+  try {
+    return JSON.parse(JSON.stringify(value ?? {}, (key, item) =>
+      typeof item === 'string' && item.length > MAX_METADATA_STRING && key !== 'outputPath' ? undefined : item))
+  } catch { return {} }
+}
+
+function withTimeout(promise, ms) {
+  return Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(null), ms).unref?.())])
+}
+
+export const CtxmodePlugin = async ({ client, directory }) => {
+  let launch, bridge
+  try {
+    launch = readLaunch(import.meta.url)
+    bridge = createBridge(launch, launch.hook[launch.hook.length - 1], process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+  } catch (error) {
+    console.warn(`ctxmode: not active (${error}); run \`ctxmode setup\` again`)
+    return {}
+  }
+  const config = { ...DEFAULT_CONFIG, ...(launch.config || {}) }
+  // Our MCP tools as the host names them (`<server>_<tool>`), once our server is connected:
+  // a reason naming a tool the model cannot call is worse than none.
+  let tools = []
+  async function offered() {
+    if (tools.length) return tools
+    try {
+      const status = await withTimeout(client.mcp.status(), 2000)
+      const server = launch.server || 'context-mode'
+      if (status?.data?.[server]?.status === 'connected') {
+        const prefix = server.replace(/[^a-zA-Z0-9_-]/g, '_') + '_'
+        tools = OUR_TOOLS.map((tool) => prefix + tool)
+      }
+    } catch (error) {
+      bridge.log(`mcp status: ${error}`)
+    }
+    return tools
+  }
+  const base = async (sessionID) => ({ sessionId: sessionID ?? '', cwd: directory || process.cwd(), tools: await offered(), config })
+  const compacted = new Set()
+
+  return {
+    'tool.execute.before': async (input, output) => {
+      const payload = { ...(await base(input.sessionID)), tool: input.tool, input: output.args, callId: input.callID }
+      const answer = await bridge.ask('before', payload, TIMEOUT_MS.before)
+      if (typeof answer?.deny === 'string') throw new Error(answer.deny)
+    },
+    'tool.execute.after': async (input, output) => {
+      if (typeof output?.output !== 'string') return
+      const payload = { ...(await base(input.sessionID)), tool: input.tool, input: input.args, callId: input.callID,
+        result: { output: output.output, metadata: brief(output.metadata) } }
+      const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
+      if (typeof answer?.output === 'string') output.output = answer.output
+    },
+    'chat.message': async (input, output) => {
+      const prompt = (output?.parts || []).filter((part) => part.type === 'text' && !part.synthetic)
+        .map((part) => part.text).join('\n')
+      if (prompt) bridge.ask('prompt', { ...(await base(input.sessionID)), prompt }, TIMEOUT_MS.prompt)
+    },
+    'experimental.session.compacting': async (input, output) => {
+      const answer = await bridge.ask('compacting', await base(input.sessionID), TIMEOUT_MS.compacting)
+      if (typeof answer?.section === 'string' && Array.isArray(output?.context)) output.context.push(answer.section)
+      compacted.add(input.sessionID)
+    },
+    'experimental.chat.system.transform': async (input, output) => {
+      if (!Array.isArray(output?.system)) return
+      const payload = await base(input.sessionID)
+      const answer = await bridge.ask('system', payload, TIMEOUT_MS.system)
+      if (typeof answer?.section === 'string') output.system.push(answer.section)
+      if (compacted.delete(input.sessionID)) {
+        const guide = await bridge.ask('compacted', payload, TIMEOUT_MS.compacted)
+        if (typeof guide?.section === 'string') output.system.push(guide.section)
+      }
+    },
+  }
+}

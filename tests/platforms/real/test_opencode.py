@@ -1,0 +1,151 @@
+"""The real OpenCode and Kilo binaries (`run`), offline, with what `ctxmode setup` wrote.
+
+Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming. One scripted
+session: curl is denied naming a tool the model then calls; a 300 KB output
+reaches the model as our notice and a line from its middle is found with one ctx_search;
+small and failed outputs arrive as OpenCode made them. Then `--uninstall` restores the
+config to what the host left.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support.cli import ctx
+from support.fake_model import FakeModel, Reply, Request, ToolCall, reply
+from support.host_checks import (
+    named_tools_exist,
+    offered_our_tools,
+    routing_block_once,
+    tool_named_in,
+)
+from support.hosts import HostRun, HostWorld, npm_host
+
+OUR_NAME = "context-mode_{tool}"  # OpenCode names MCP tools `<server>_<tool>`
+ANY_OUR_TOOL = r"context-mode_ctx_\w+"
+NEEDLE = "NEEDLE-from-the-middle-4242"
+NOTICE_BYTES = 2048
+
+
+OFFLINE = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+           "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}  # fmt: skip
+KILO_OFFLINE = {"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
+                "KILO_DISABLE_SHARE": "1", "KILO_DISABLE_LSP_DOWNLOAD": "1",
+                "KILO_TELEMETRY_LEVEL": "off"}  # fmt: skip
+
+
+@dataclass
+class Host:
+    id: str  # ours, and its npm install's name under .hosts/
+    binary: str
+    config: str  # under ~/.config
+    env: dict[str, str]
+    extra: dict  # config keys this host needs besides OpenCode's
+
+
+HOSTS = [
+    Host("opencode", "opencode", "opencode/opencode.json", OFFLINE, {}),
+    # Without `enabled_providers` Kilo fetches a model list at start.
+    Host("kilo", "kilo", "kilo/kilo.json", {**OFFLINE, **KILO_OFFLINE},
+         {"enabled_providers": ["fake"]}),
+]  # fmt: skip
+
+
+def host_config(model: FakeModel, host: Host) -> dict:
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "Fake",
+        "options": {"baseURL": f"{model.url}/v1", "apiKey": "fake-key"},
+        "models": {"fake-model": {"name": "Fake model"}},
+    }
+    return {"provider": {"fake": provider}, "permission": {"*": "allow"}, "share": "disabled",
+            "autoupdate": False, **host.extra}  # fmt: skip
+
+
+def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
+    binary = npm_host(host.id, host.binary)
+    command = [binary, "run", "--format", "json", "--dir", str(world.work), "-m", "fake/fake-model",
+               prompt]  # fmt: skip
+    run = world.run(command, env=world.env(**host.env), timeout=300)
+    assert run.returncode == 0, run.describe()
+    return run
+
+
+def big_log(work: Path) -> None:
+    lines = [
+        f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
+    ]
+    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
+    (work / "big.log").write_text("\n".join(lines) + "\n")
+    assert (work / "big.log").stat().st_size > 290_000
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("bash", {"command": command, "description": "run it"})
+
+
+FIRST = Reply(tool_calls=[bash("curl -s https://example.com/docs"), bash("cat big.log"),
+                          bash("echo small-output"), bash("ls missing-dir")])  # fmt: skip
+KEYS = ("curl", "big", "small", "failed")
+
+
+def results(request: Request) -> dict[str, str]:
+    return dict(zip(KEYS, request.tool_results()[: len(KEYS)], strict=True))
+
+
+def execute_and_search(request: Request) -> Reply:
+    """What a model does with our deny reason and our notice: call the tools they name."""
+    found = results(request)
+    execute = tool_named_in(found["curl"], r"context-mode_ctx_execute\b")
+    search = tool_named_in(found["big"], r"context-mode_ctx_search\b")
+    label = re.search(r'source="([^"]+)"', found["big"]).group(1)
+    return Reply(tool_calls=[
+        ToolCall(execute, {"language": "shell", "code": "echo FACT-$((40 + 2))"}),
+        ToolCall(search, {"queries": [NEEDLE], "source": label}),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
+def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -> None:
+    npm_host(host.id, host.binary)
+    big_log(world.work)
+    config = world.home / ".config" / host.config
+    with world.fake_model([FIRST, execute_and_search, reply("done")]) as model:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        original = host_config(model, host)
+        config.write_text(json.dumps(original, indent=2) + "\n", encoding="utf-8")
+        done = ctx("setup", host.id, cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+        run_host(world, host, "Look at the logs")
+
+    first, after_tools, after_ours = model.main_requests[:3]
+    offered_our_tools(first, OUR_NAME)
+    found = results(after_tools)
+    assert "was not run" in found["curl"] or "curl" in found["curl"], found["curl"]
+    named_tools_exist(found["curl"], ANY_OUR_TOOL, after_tools)
+    notice = found["big"]
+    assert len(notice.encode()) <= NOTICE_BYTES + 200, notice  # OpenCode may wrap it
+    assert NEEDLE not in after_tools.text() and "processed batch 3000 " not in after_tools.text()
+    named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
+    assert found["small"].strip() == "small-output"
+    assert "missing-dir" in found["failed"]
+    executed, searched = after_ours.tool_results()[len(KEYS) :][:2]
+    assert "FACT-42" in executed
+    assert NEEDLE in searched
+    routing_block_once(after_ours)
+    named_tools_exist(after_ours.system(), ANY_OUR_TOOL, after_ours)
+
+    # The host edits its own config as it runs (adds `$schema`; Kilo migrates permissions):
+    # uninstalling takes out exactly our two entries from what it left.
+    seen = json.loads(config.read_text(encoding="utf-8"))
+    assert "context-mode" in seen["mcp"] and len(seen["plugin"]) == 1
+    undone = ctx("setup", host.id, "--uninstall", cwd=world.work, env=world.env())
+    assert undone.returncode == 0, undone.stderr
+    restored = json.loads(config.read_text(encoding="utf-8"))
+    assert restored == {key: value for key, value in seen.items() if key not in ("plugin", "mcp")}
+    assert not (config.parent / "ctxmode-plugin").exists()
