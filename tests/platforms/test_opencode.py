@@ -42,6 +42,12 @@ def test_curl_is_denied_naming_the_opencode_tool():
     assert answer("before", "bash", {"command": "ls"}) is None
 
 
+def test_bulky_commands_run_because_their_output_is_cut_after(tmp_path: Path):
+    (tmp_path / "big.log").write_text("x line\n" * 50_000)
+    for command in (f"cat {tmp_path / 'big.log'}", "pytest -q", "git log"):
+        assert answer("before", "bash", {"command": command}) is None, command
+
+
 def test_big_output_becomes_a_notice_and_small_or_failed_output_passes():
     big = "\n".join(f"line {n} of the build log" for n in range(2_000))
     cut = answer(
