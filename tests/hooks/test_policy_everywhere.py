@@ -41,6 +41,16 @@ PLUGIN_PAYLOADS = {
         "sessionId": "s1",
         "tools": ["bash", "mcp__ctxmode__ctx_execute"],
     },
+    **{
+        host: {
+            "tool": "bash",
+            "input": {"command": "ls -la"},
+            "cwd": "/p",
+            "sessionId": "s1",
+            "tools": ["context-mode_ctx_execute"],
+        }
+        for host in ("opencode", "kilo")
+    },
 }
 
 

@@ -135,3 +135,13 @@ def test_kilo_is_its_own_platform_with_opencodes_rules():
     assert load("kilo") is kilo.PLATFORM and kilo.PLATFORM.tool_name(
         "ctx_search", "context-mode"
     ) == ("context-mode_ctx_search")
+
+
+def test_a_compaction_carries_our_snapshot_and_the_guide_follows():
+    prompt = {"sessionId": "s9", "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG}
+    event = opencode.PLATFORM.parse({**prompt, "prompt": "fix the flaky upload test"}, "prompt")
+    assert rules.handle(event) is None
+    snapshot = answer("compacting", "", {}, sessionId="s9")
+    assert snapshot is not None and "fix the flaky upload test" in snapshot["section"]
+    guide = answer("compacted", "", {}, sessionId="s9")
+    assert guide is not None and f"{PREFIX}ctx_search" in guide["section"]

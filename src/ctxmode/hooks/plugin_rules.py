@@ -259,8 +259,9 @@ def continuity(event: HookEvent, prefix: str) -> Decision | None:
     search_tool = f"{prefix}ctx_search"
     if event.event == ev.USER_PROMPT_SUBMIT:
         guarded(capture_prompt, event, can_show=False)
-    elif event.event == ev.PRE_COMPACT:
-        guarded(pre_compact, event, search_tool=search_tool)
+    elif event.event == ev.PRE_COMPACT:  # the snapshot, for hosts that add it to the compaction
+        snapshot = guarded(pre_compact, event, search_tool=search_tool)
+        return Decision.add_context(snapshot) if snapshot else None
     elif event.event == ev.SESSION_START:
         guide = guarded(session_start, event, search_tool=search_tool)
         return Decision.add_context(guide) if guide else None

@@ -11,69 +11,25 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, ToolCall, reply
+from support.fake_model import Reply, Request, ToolCall, reply
 from support.host_checks import (
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
     tool_named_in,
 )
-from support.hosts import HostRun, HostWorld, npm_host
+from support.hosts import HostWorld, npm_host
+from support.opencode_hosts import HOSTS, Host, host_config, run_host
 
 OUR_NAME = "context-mode_{tool}"  # OpenCode names MCP tools `<server>_<tool>`
 ANY_OUR_TOOL = r"context-mode_ctx_\w+"
 NEEDLE = "NEEDLE-from-the-middle-4242"
 NOTICE_BYTES = 2048
-
-
-OFFLINE = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
-           "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}  # fmt: skip
-KILO_OFFLINE = {"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
-                "KILO_DISABLE_SHARE": "1", "KILO_DISABLE_LSP_DOWNLOAD": "1",
-                "KILO_TELEMETRY_LEVEL": "off"}  # fmt: skip
-
-
-@dataclass
-class Host:
-    id: str  # ours, and its npm install's name under .hosts/
-    binary: str
-    config: str  # under ~/.config
-    env: dict[str, str]
-    extra: dict  # config keys this host needs besides OpenCode's
-
-
-HOSTS = [
-    Host("opencode", "opencode", "opencode/opencode.json", OFFLINE, {}),
-    # Without `enabled_providers` Kilo fetches a model list at start.
-    Host("kilo", "kilo", "kilo/kilo.json", {**OFFLINE, **KILO_OFFLINE},
-         {"enabled_providers": ["fake"]}),
-]  # fmt: skip
-
-
-def host_config(model: FakeModel, host: Host) -> dict:
-    provider = {
-        "npm": "@ai-sdk/openai-compatible",
-        "name": "Fake",
-        "options": {"baseURL": f"{model.url}/v1", "apiKey": "fake-key"},
-        "models": {"fake-model": {"name": "Fake model"}},
-    }
-    return {"provider": {"fake": provider}, "permission": {"*": "allow"}, "share": "disabled",
-            "autoupdate": False, **host.extra}  # fmt: skip
-
-
-def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
-    binary = npm_host(host.id, host.binary)
-    command = [binary, "run", "--format", "json", "--dir", str(world.work), "-m", "fake/fake-model",
-               prompt]  # fmt: skip
-    run = world.run(command, env=world.env(**host.env), timeout=300)
-    assert run.returncode == 0, run.describe()
-    return run
 
 
 def big_log(work: Path) -> None:
@@ -121,7 +77,8 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
         config.write_text(json.dumps(original, indent=2) + "\n", encoding="utf-8")
         done = ctx("setup", host.id, cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
-        run_host(world, host, "Look at the logs")
+        run = run_host(world, host, "Look at the logs")
+        assert run.returncode == 0, run.describe()
 
     first, after_tools, after_ours = model.main_requests[:3]
     offered_our_tools(first, OUR_NAME)

@@ -1,0 +1,228 @@
+"""OpenCode/Kilo plugin benchmark: what the model receives with and without it, and its cost.
+
+Run: `.venv/bin/python bench/plugins.py [--host kilo] [--calls 200]` (needs
+`.ci/install-hosts` to have installed the host; `--skip-host` for the latency part only).
+
+1. Bytes. The real host (`opencode run`), offline against the fake model, runs one
+   scripted turn of four bulky calls twice: before `ctxmode setup <host>` (the baseline,
+   same run) and after it: `cat` of a 300 KB log, a pytest run with failures,
+   `git log --stat` of this repository, and a `read` of a 5,000-row file. Printed: bytes
+   of each tool result the model received, both ways, and the saving; then whether each
+   needle (a line from the middle of each output) is reachable: in the result, or found
+   by the one `ctx_search(queries, source: label)` the model is scripted to call for it.
+   Target: >= 90% fewer bytes, every needle reachable.
+2. Latency added per tool call: our plugin module itself under Node (the host calls
+   exactly these functions) handles a stream of ordinary calls (`tool.execute.before`
+   of `ls`, `tool.execute.after` of a small output). Baseline in the same run: the same
+   stream through a no-op plugin. Target: p50 <= 25 ms added per call.
+Exit code is always 0: a benchmark, not a gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from ctxmode.launch import fast_hook_prefix  # noqa: E402
+from ctxmode.platforms import opencode  # noqa: E402
+from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
+from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
+from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E402
+
+KEYS = ("log", "tests", "git-log", "read")
+PLUGIN_JS = REPO / "src" / "ctxmode" / "plugins" / "opencode" / "index.js"
+BRIDGE_JS = REPO / "src" / "ctxmode" / "plugins" / "bridge.js"
+
+
+def make_inputs(work: Path) -> dict[str, str]:
+    """Write the files the calls read; return each call's needle."""
+    lines = [
+        f"2026-12-01 12:{n // 60 % 60:02d}:{n % 60:02d} worker-{n % 7} batch {n} ok"
+        for n in range(6_000)
+    ]
+    lines[3_000] = "2026-12-01 12:50:00 worker-3 NEEDLE-log-3000 checksum mismatch resolved"
+    (work / "big.log").write_text("\n".join(lines) + "\n")
+    suite = work / "suite"
+    suite.mkdir()
+    body = ["import pytest", ""]
+    for n in range(600):
+        check = "assert n % 2 == 0 or n > -1" if n not in (217, 431) else "assert n == -1, 'boom'"
+        body += [f"def test_case_{n:04d}(n={n}):", f"    {check}", ""]
+    (suite / "test_suite.py").write_text("\n".join(body))
+    rows = [f"{n},customer-{n},region-{n % 13},{n * 7 % 1000}.{n % 100:02d}" for n in range(5_000)]
+    rows[1_200] = "1200,NEEDLE-row-1200,region-4,42.00"
+    (work / "data.csv").write_text("id,name,region,amount\n" + "\n".join(rows) + "\n")
+    subjects = subprocess.run(["git", "-C", str(REPO), "log", "--format=%s"], capture_output=True,
+                              text=True, check=True).stdout.splitlines()  # fmt: skip
+    return {"log": "NEEDLE-log-3000", "tests": "test_case_0217",
+            "git-log": subjects[len(subjects) // 2][:60], "read": "NEEDLE-row-1200"}  # fmt: skip
+
+
+def first_turn(work: Path) -> Reply:
+    python = sys.executable
+    calls = [
+        ("bash", {"command": "cat big.log", "description": "show the log"}),
+        ("bash", {"command": f"{python} -m pytest -v -p no:cacheprovider suite",
+                  "description": "run the tests"}),
+        ("bash", {"command": f"git -C {REPO} log --stat", "description": "history"}),
+        ("read", {"filePath": str(work / "data.csv")}),
+    ]  # fmt: skip
+    return Reply(tool_calls=[ToolCall(name, dict(args)) for name, args in calls])
+
+
+def results(request: Request) -> list[str]:
+    return request.tool_results()
+
+
+def search_turn(needles: dict[str, str]):
+    """One ctx_search per notice whose needle it does not show, by the label it names."""
+
+    def turn(request: Request) -> Reply:
+        calls = []
+        for key, text in zip(KEYS, results(request)[: len(KEYS)], strict=True):
+            label = re.search(r'source="([^"]+)"', text)
+            name = re.search(r"[\w-]+_ctx_search\b", text)
+            if label and name and needles[key] not in text:
+                calls.append(
+                    ToolCall(name.group(0), {"queries": [needles[key]], "source": label.group(1)})
+                )
+        return Reply(tool_calls=calls) if calls else reply("done")
+
+    return turn
+
+
+def session(world: HostWorld, host: Host, turns: list, with_plugin: bool) -> list[Request]:
+    config = world.home / ".config" / host.config
+    with world.fake_model(turns) as model:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(host_config(model, host), indent=2) + "\n")
+        if with_plugin:
+            done = subprocess.run([sys.executable, "-m", "ctxmode", "setup", host.id], cwd=world.work,
+                                  env=world.env(), capture_output=True, text=True, check=False)  # fmt: skip
+            if done.returncode:
+                raise SystemExit(f"setup failed: {done.stderr}")
+        run = run_host(world, host, "do the task")
+    if run.returncode:
+        raise SystemExit(run.describe())
+    return model.main_requests
+
+
+def bytes_part(root: Path, netns: str | None, host: Host) -> None:
+    world = HostWorld(root, netns)
+    needles = make_inputs(world.work)
+    native = session(world, host, [first_turn(world.work), reply("done")], with_plugin=False)
+    baseline = results(native[1])[: len(KEYS)]
+    ours = session(world, host, [first_turn(world.work), search_turn(needles), reply("done")], True)
+    adapted = results(ours[1])[: len(KEYS)]
+    searched = iter(results(ours[2])[len(KEYS) :] if len(ours) > 2 else [])
+    print(f"{host.id}: {'call':8} {'native B':>10} {'ctxmode B':>10} {'saved':>7}  needle")
+    total_native = total_ours = reachable = 0
+    for key, mine, theirs in zip(KEYS, adapted, baseline, strict=True):
+        size_mine, size_theirs = len(mine.encode()), len(theirs.encode())
+        total_native += size_theirs
+        total_ours += size_mine
+        if needles[key] in mine:
+            where = "in the result"
+        elif 'source="' in mine:
+            where = "one ctx_search" if needles[key] in next(searched, "") else "NOT FOUND"
+        else:
+            where = "NOT FOUND"
+        reachable += where != "NOT FOUND"
+        native_has = "native has it" if needles[key] in theirs else "native lost it"
+        print(f"{'':{len(host.id) + 2}}{key:8} {size_theirs:>10,} {size_mine:>10,} "
+              f"{1 - size_mine / size_theirs:>7.1%}  {where} ({native_has})")  # fmt: skip
+    print(f"{'':{len(host.id) + 2}}{'total':8} {total_native:>10,} {total_ours:>10,} "
+          f"{1 - total_ours / total_native:>7.1%}  {reachable}/{len(KEYS)} needles reachable "
+          "(target >= 90% fewer bytes, all needles)")  # fmt: skip
+
+
+NODE_TIMER = r"""
+const plugins = { ours: (await import(%(plugin)s)).CtxmodePlugin, none: async () => ({}) }
+const client = { mcp: { status: async () => ({ data: { 'context-mode': { status: 'connected' } } }) } }
+const n = %(n)d
+const out = {}
+for (const [name, make] of Object.entries(plugins)) {
+  const hooks = await make({ client, directory: %(work)s })
+  const before = hooks['tool.execute.before'] || (async () => {})
+  const after = hooks['tool.execute.after'] || (async () => {})
+  const call = async (i) => {
+    const input = { tool: 'bash', sessionID: 'bench', callID: `c${i}`, args: { command: 'ls' } }
+    if (i %% 2) await after(input, { title: '', output: 'file-a\nfile-b\n', metadata: { exit: 0 } })
+    else await before(input, { args: { command: 'ls', description: 'd' } })
+  }
+  await call(0)  // start-up is paid once per host start
+  const times = []
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint()
+    await call(i)
+    times.push(Number(process.hrtime.bigint() - start) / 1e6)
+  }
+  out[name] = times
+}
+console.log(JSON.stringify(out))
+process.exit(0)
+"""
+
+
+def latency_part(root: Path, n: int) -> None:
+    plugin = root / "plugin"
+    plugin.mkdir(parents=True)
+    shutil.copy(PLUGIN_JS, plugin / "index.js")
+    shutil.copy(BRIDGE_JS, plugin / "bridge.js")
+    (plugin / "ctxmode.json").write_text(opencode.launch_config("opencode", fast_hook_prefix()))
+    script = root / "timer.mjs"
+    script.write_text(NODE_TIMER % {"plugin": json.dumps((plugin / "index.js").as_uri()),
+                                    "work": json.dumps(str(root)), "n": n})  # fmt: skip
+    env = {**os.environ, "CTXMODE_DIR": str(root / "data")}
+    done = subprocess.run(
+        ["node", str(script)], capture_output=True, text=True, env=env, check=False
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr)
+    times = json.loads(done.stdout)
+
+    def stats(values: list[float]) -> str:
+        ordered = sorted(values)
+        p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+        return f"p50 {statistics.median(values):7.2f} ms  p95 {p95:7.2f} ms"
+
+    print(f"\nlatency per tool call ({n} calls, alternating before `ls` / after a small output):")
+    print(f"  our plugin (long-lived bridge child) {stats(times['ours'])}")
+    print(f"  baseline: a no-op plugin             {stats(times['none'])}")
+    added = statistics.median(times["ours"]) - statistics.median(times["none"])
+    print(f"  added p50: {added:.2f} ms (target <= 25 ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--host", choices=[host.id for host in HOSTS], default="opencode")
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--skip-host", action="store_true", help="latency part only")
+    args = parser.parse_args()
+    host = next(host for host in HOSTS if host.id == args.host)
+    root = Path(tempfile.mkdtemp(prefix="ctxmode-bench-plugins-"))
+    try:
+        if not args.skip_host:
+            binary = HOSTS_DIR / "npm" / host.id / "node_modules" / ".bin" / host.binary
+            if not binary.exists():
+                raise SystemExit(f"{host.id} is not installed at {binary}: run .ci/install-hosts")
+            with offline_netns() as netns:
+                bytes_part(root / "host", netns, host)
+        latency_part(root / "latency", args.calls)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Running the real OpenCode and Kilo (`<binary> run`) offline: their config and environment.
+
+Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming (`<server>_<tool>`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from support.fake_model import FakeModel
+from support.hosts import HostRun, HostWorld, npm_host
+
+OFFLINE = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+           "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}  # fmt: skip
+KILO_OFFLINE = {"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
+                "KILO_DISABLE_SHARE": "1", "KILO_DISABLE_LSP_DOWNLOAD": "1",
+                "KILO_TELEMETRY_LEVEL": "off"}  # fmt: skip
+
+
+@dataclass
+class Host:
+    id: str  # ours, and its npm install's name under .hosts/
+    binary: str
+    config: str  # under ~/.config
+    env: dict[str, str]
+    extra: dict  # config keys this host needs besides OpenCode's
+
+
+HOSTS = [
+    Host("opencode", "opencode", "opencode/opencode.json", OFFLINE, {}),
+    # Without `enabled_providers` Kilo fetches a model list at start.
+    Host("kilo", "kilo", "kilo/kilo.json", {**OFFLINE, **KILO_OFFLINE},
+         {"enabled_providers": ["fake"]}),
+]  # fmt: skip
+
+
+def host_config(model: FakeModel, host: Host) -> dict:
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "Fake",
+        "options": {"baseURL": f"{model.url}/v1", "apiKey": "fake-key"},
+        "models": {"fake-model": {"name": "Fake model"}},
+    }
+    return {"provider": {"fake": provider}, "permission": {"*": "allow"}, "share": "disabled",
+            "autoupdate": False, **host.extra}  # fmt: skip
+
+
+def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
+    binary = npm_host(host.id, host.binary)
+    command = [binary, "run", "--format", "json", "--dir", str(world.work), "-m", "fake/fake-model",
+               prompt]  # fmt: skip
+    return world.run(command, env=world.env(**host.env), timeout=300)
