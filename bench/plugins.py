@@ -33,9 +33,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
 from ctxmode.launch import fast_hook_prefix  # noqa: E402
 from ctxmode.platforms import opencode  # noqa: E402
+from dsh import make_inputs  # noqa: E402  (the same inputs and needles as DSH's benchmark)
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
 from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E402
@@ -43,30 +45,6 @@ from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E
 KEYS = ("log", "tests", "git-log", "read")
 PLUGIN_JS = REPO / "src" / "ctxmode" / "plugins" / "opencode" / "index.js"
 BRIDGE_JS = REPO / "src" / "ctxmode" / "plugins" / "bridge.js"
-
-
-def make_inputs(work: Path) -> dict[str, str]:
-    """Write the files the calls read; return each call's needle."""
-    lines = [
-        f"2026-12-01 12:{n // 60 % 60:02d}:{n % 60:02d} worker-{n % 7} batch {n} ok"
-        for n in range(6_000)
-    ]
-    lines[3_000] = "2026-12-01 12:50:00 worker-3 NEEDLE-log-3000 checksum mismatch resolved"
-    (work / "big.log").write_text("\n".join(lines) + "\n")
-    suite = work / "suite"
-    suite.mkdir()
-    body = ["import pytest", ""]
-    for n in range(600):
-        check = "assert n % 2 == 0 or n > -1" if n not in (217, 431) else "assert n == -1, 'boom'"
-        body += [f"def test_case_{n:04d}(n={n}):", f"    {check}", ""]
-    (suite / "test_suite.py").write_text("\n".join(body))
-    rows = [f"{n},customer-{n},region-{n % 13},{n * 7 % 1000}.{n % 100:02d}" for n in range(5_000)]
-    rows[1_200] = "1200,NEEDLE-row-1200,region-4,42.00"
-    (work / "data.csv").write_text("id,name,region,amount\n" + "\n".join(rows) + "\n")
-    subjects = subprocess.run(["git", "-C", str(REPO), "log", "--format=%s"], capture_output=True,
-                              text=True, check=True).stdout.splitlines()  # fmt: skip
-    return {"log": "NEEDLE-log-3000", "tests": "test_case_0217",
-            "git-log": subjects[len(subjects) // 2][:60], "read": "NEEDLE-row-1200"}  # fmt: skip
 
 
 def first_turn(work: Path) -> Reply:
