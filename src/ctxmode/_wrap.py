@@ -29,14 +29,9 @@ DEFAULT_THRESHOLD = 5_000
 
 
 def threshold() -> int:
-    from ctxmode.paths import env_first
+    from ctxmode.paths import env_int
 
-    raw = env_first(THRESHOLD_ENV)
-    try:
-        value = int(raw) if raw else DEFAULT_THRESHOLD
-    except ValueError:
-        return DEFAULT_THRESHOLD
-    return value if value >= 0 else DEFAULT_THRESHOLD
+    return env_int(THRESHOLD_ENV, DEFAULT_THRESHOLD, 0)
 
 
 def _write(fd: int, data: bytes) -> None:

@@ -33,6 +33,17 @@ def env_first(names: tuple[str, ...], environ: dict[str, str] | None = None) -> 
     return None
 
 
+def env_int(names: tuple[str, ...], default: int, low: int, high: int | None = None) -> int:
+    """The first of `names` as an integer within `low..high`, else `default` (unset, not a
+    number or out of range: a bad setting never changes behaviour)."""
+    raw = env_first(names)
+    try:
+        value = int(raw) if raw else default
+    except ValueError:
+        return default
+    return value if low <= value and (high is None or value <= high) else default
+
+
 def _default_data_dir() -> str:
     home = os.path.expanduser("~")
     if sys.platform == "darwin":

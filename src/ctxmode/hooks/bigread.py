@@ -21,12 +21,7 @@ SYNC_INDEX_BYTES = 2_000_000
 
 
 def read_threshold() -> int:
-    raw = paths.env_first(READ_THRESHOLD_ENV)
-    try:
-        value = int(raw) if raw else DEFAULT_READ_THRESHOLD
-    except ValueError:
-        return DEFAULT_READ_THRESHOLD
-    return value if value > 0 else DEFAULT_READ_THRESHOLD
+    return paths.env_int(READ_THRESHOLD_ENV, DEFAULT_READ_THRESHOLD, 1)
 
 
 def file_label(real_path: str, project_root: str) -> str:

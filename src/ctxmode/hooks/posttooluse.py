@@ -23,12 +23,7 @@ TAIL_CHARS = 3_000
 
 
 def output_limit() -> int:
-    raw = paths.env_first(LIMIT_ENV)
-    try:
-        value = int(raw) if raw else DEFAULT_LIMIT
-    except ValueError:
-        return DEFAULT_LIMIT
-    return value if value >= HEAD_CHARS + TAIL_CHARS else DEFAULT_LIMIT
+    return paths.env_int(LIMIT_ENV, DEFAULT_LIMIT, HEAD_CHARS + TAIL_CHARS)
 
 
 def output_text(output: object) -> str | None:

@@ -215,14 +215,8 @@ def _redirect(route: Route, text: str, meta: dict) -> Decision | None:
 
 
 def _below_nudge_threshold(command: str) -> bool:
-    raw = paths.env_first(MIN_BASH_BYTES_ENV)
-    try:
-        threshold = int(raw) if raw else 0
-    except ValueError:
-        return False
-    if not 1 <= threshold <= 100_000:
-        return False
-    return len(command.encode("utf-8", "surrogatepass")) < threshold
+    threshold = paths.env_int(MIN_BASH_BYTES_ENV, 0, 1, 100_000)
+    return threshold > 0 and len(command.encode("utf-8", "surrogatepass")) < threshold
 
 
 def _nudge_once(route: Route, kind: str, text: str) -> Decision | None:
@@ -362,12 +356,7 @@ def _route_own_tool(route: Route, name: str) -> Decision | None:
 
 
 def nudge_period() -> int:
-    raw = paths.env_first(NUDGE_EVERY_ENV)
-    try:
-        value = int(raw) if raw else 10
-    except ValueError:
-        return 10
-    return value if 1 <= value <= 100 else 10
+    return paths.env_int(NUDGE_EVERY_ENV, 10, 1, 100)
 
 
 def _route_external_mcp(route: Route) -> Decision | None:

@@ -26,12 +26,7 @@ class PayloadError(CtxmodeError, ValueError):
 
 def idle_timeout_ms() -> int:
     """The stdin idle timeout from the environment (1..600000 ms), else the default."""
-    raw = paths.env_first(IDLE_ENV)
-    try:
-        value = int(raw) if raw else DEFAULT_IDLE_MS
-    except ValueError:
-        return DEFAULT_IDLE_MS
-    return value if 0 < value <= 600_000 else DEFAULT_IDLE_MS
+    return paths.env_int(IDLE_ENV, DEFAULT_IDLE_MS, 1, 600_000)
 
 
 def read_stdin(fd: int = 0, idle_ms: int | None = None) -> bytes:
