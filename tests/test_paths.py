@@ -69,18 +69,3 @@ def test_append_log_filters_secrets(data_root):
     assert "hunter2pw" not in logged and "s3cr3t" not in logged
     assert "postgres://app:[FILTERED]@db/prod" in logged
 
-
-def test_an_integer_setting_outside_its_range_or_not_a_number_keeps_the_default(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    names = ("CTXMODE_TEST_INT", "CONTEXT_MODE_TEST_INT")
-    monkeypatch.delenv("CTXMODE_TEST_INT", raising=False)
-    monkeypatch.setenv("CONTEXT_MODE_TEST_INT", "7")
-    assert paths.env_int(names, 5, 1, 10) == 7  # the alias is read when the name is unset
-    for bad in ("0", "11", "seven", "1e3"):
-        monkeypatch.setenv("CTXMODE_TEST_INT", bad)
-        assert paths.env_int(names, 5, 1, 10) == 5
-    monkeypatch.setenv("CTXMODE_TEST_INT", "10")
-    assert paths.env_int(names, 5, 1, 10) == 10
-    monkeypatch.setenv("CTXMODE_TEST_INT", "99999")
-    assert paths.env_int(names, 5, 0) == 99999  # no upper bound

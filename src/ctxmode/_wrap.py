@@ -24,14 +24,12 @@ if TYPE_CHECKING:
 USAGE = (
     "usage: ctxmode wrap HOST PROJECT_DIR COMMAND  (HOST: a platform id; PROJECT_DIR may be '')\n"
 )
-THRESHOLD_ENV = ("CTXMODE_WRAP_THRESHOLD",)
-DEFAULT_THRESHOLD = 5_000
 
 
 def threshold() -> int:
-    from ctxmode.paths import env_int
+    from ctxmode import settings
 
-    return env_int(THRESHOLD_ENV, DEFAULT_THRESHOLD, 0)
+    return settings.integer(settings.WRAP_THRESHOLD)
 
 
 def _write(fd: int, data: bytes) -> None:

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxmode import __version__, paths, project, schema
+from ctxmode import __version__, paths, project, schema, settings
 
 if TYPE_CHECKING:
     from ctxmode.vocab.platform import Platform
@@ -151,6 +151,35 @@ def run_checks(project_root: str) -> list[Check]:
 
 def render(checks: list[Check]) -> str:
     return "\n".join(f"[{check.status}] {check.text}" for check in checks)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        return ", ".join(value) or "(none)"
+    return str(value)
+
+
+def config_lines(project_root: str) -> list[str]:
+    """Each setting's effective value and where it came from (`ctxmode doctor --config`)."""
+    computed = {  # defaults known only at run time
+        settings.DATA_DIR.name: paths.data_root,
+        settings.CONFIG_DIR.name: paths.config_dir,
+        settings.PROJECT_DIR.name: lambda: project_root,
+    }
+    lines = []
+    for setting in settings.ALL:
+        value, origin = settings.explain(setting)
+        if value is None and setting.name in computed:
+            try:
+                value = computed[setting.name]()
+            except ValueError as exc:  # e.g. a relative CTXMODE_DIR
+                value = f"unusable: {exc}"
+        elif value is None:
+            value = setting.default_text
+        lines.append(f"{setting.name} = {_shown(value)}  [{origin}]")
+    return lines
 
 
 def upgrade_command() -> str:

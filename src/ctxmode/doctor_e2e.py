@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ctxmode import settings
 from ctxmode.doctor import FAIL, OK, Check
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def _collect(node: object, entry: Registered) -> None:
 
 def host_env(data_root: str) -> dict[str, str]:
     env = {name: os.environ[name] for name in HOST_ENV if name in os.environ}
-    env["CTXMODE_DIR"] = data_root
+    env[settings.DATA_DIR.name] = data_root
     return env
 
 

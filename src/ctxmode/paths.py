@@ -10,38 +10,14 @@ from __future__ import annotations
 import os
 import sys
 
+from ctxmode import settings
 from ctxmode.errors import CtxmodeError
 
 APP_NAME = "ctxmode"
 
-# First set wins. The reference's names are honoured so existing setups keep working.
-DATA_DIR_ENV = ("CTXMODE_DIR", "CONTEXT_MODE_DIR")
-CONFIG_DIR_ENV = ("CTXMODE_CONFIG_DIR",)
-
 
 class DataRootError(CtxmodeError, ValueError):
     """The configured data root is not usable (e.g. a relative CTXMODE_DIR)."""
-
-
-def env_first(names: tuple[str, ...], environ: dict[str, str] | None = None) -> str | None:
-    """The value of the first of `names` set to a non-empty string."""
-    env = os.environ if environ is None else environ
-    for name in names:
-        value = env.get(name)
-        if value:
-            return value
-    return None
-
-
-def env_int(names: tuple[str, ...], default: int, low: int, high: int | None = None) -> int:
-    """The first of `names` as an integer within `low..high`, else `default` (unset, not a
-    number or out of range: a bad setting never changes behaviour)."""
-    raw = env_first(names)
-    try:
-        value = int(raw) if raw else default
-    except ValueError:
-        return default
-    return value if low <= value and (high is None or value <= high) else default
 
 
 def _default_data_dir() -> str:
@@ -72,7 +48,7 @@ def _default_config_dir() -> str:
 
 def data_root() -> str:
     """Absolute path of the data root (`CTXMODE_DIR`, else the user data dir)."""
-    configured = env_first(DATA_DIR_ENV)
+    configured = settings.text(settings.DATA_DIR)
     if configured:
         configured = os.path.expanduser(configured)
         if not os.path.isabs(configured):
@@ -83,7 +59,7 @@ def data_root() -> str:
 
 def config_dir() -> str:
     """Absolute path of ctxmode's config dir (`CTXMODE_CONFIG_DIR`, else the user config dir)."""
-    configured = env_first(CONFIG_DIR_ENV)
+    configured = settings.text(settings.CONFIG_DIR)
     if configured:
         return os.path.normpath(os.path.abspath(os.path.expanduser(configured)))
     return _default_config_dir()

@@ -12,9 +12,7 @@ import hashlib
 import os
 import sys
 
-from ctxmode import paths
-
-PROJECT_DIR_ENV = ("CTXMODE_PROJECT_DIR", "CONTEXT_MODE_PROJECT_DIR")
+from ctxmode import paths, settings
 
 
 def find_git_root(start: str) -> str | None:
@@ -31,7 +29,7 @@ def find_git_root(start: str) -> str | None:
 
 def resolve_project_root(explicit: str | None = None, cwd: str | None = None) -> str:
     """The resolved (symlink-free, absolute) project root for this call."""
-    chosen = explicit or paths.env_first(PROJECT_DIR_ENV)
+    chosen = explicit or settings.text(settings.PROJECT_DIR)
     base = os.path.realpath(cwd or os.getcwd())
     if chosen:
         return os.path.realpath(os.path.join(base, os.path.expanduser(chosen)))

@@ -7,15 +7,14 @@ have shown anyway (a host truncates long tool output itself).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from dataclasses import dataclass
 
-from ctxmode import db
+from ctxmode import db, settings
 
 # Claude Code cuts Bash output at 30,000 characters; other hosts cut similarly or earlier.
-DEFAULT_HOST_OUTPUT_CAP = 30_000
+DEFAULT_HOST_OUTPUT_CAP: int = settings.HOST_OUTPUT_CAP.default  # type: ignore[assignment]
 BYTES_PER_TOKEN = 4
 TOKEN_RULE = "tokens are estimated as bytes / 4 (about four bytes of English or code per token)"
 
@@ -26,8 +25,7 @@ def estimated_tokens(byte_count: int) -> int:
 
 
 def host_output_cap() -> int:
-    raw = os.environ.get("CTXMODE_HOST_OUTPUT_CAP", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_HOST_OUTPUT_CAP
+    return settings.integer(settings.HOST_OUTPUT_CAP)
 
 
 def kept_out(bytes_processed: int, bytes_returned: int, cap: int | None = None) -> int:

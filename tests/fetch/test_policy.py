@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctxmode import settings
 from ctxmode.fetch import policy
 from ctxmode.fetch.policy import PolicyError, classify_address, parse_inet_aton
 
@@ -182,7 +183,7 @@ def test_only_http_and_https_are_allowed(scheme: str):
     policy.check_scheme("HTTPS")
 
 
-@pytest.mark.parametrize("name", policy.STRICT_ENV)
+@pytest.mark.parametrize("name", settings.FETCH_STRICT.names)
 @pytest.mark.parametrize(
     ("value", "strict"), [("1", True), ("true", True), ("0", False), ("", False)]
 )

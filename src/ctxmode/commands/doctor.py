@@ -12,11 +12,20 @@ import click
     is_flag=True,
     help="Also run each set-up host's registered hooks and MCP server as the host would.",
 )
-def command(project_dir: str | None, e2e: bool) -> None:
+@click.option(
+    "--config",
+    "show_config",
+    is_flag=True,
+    help="Print each setting's effective value and where it came from, then exit.",
+)
+def command(project_dir: str | None, e2e: bool, show_config: bool) -> None:
     """Check runtimes, SQLite FTS5, storage and versions."""
     from ctxmode import doctor, project
 
     root = project.resolve_project_root(project_dir)
+    if show_config:
+        click.echo("\n".join(doctor.config_lines(root)))
+        return
     checks = doctor.run_checks(root)
     if e2e:
         from ctxmode.doctor_e2e import e2e_checks

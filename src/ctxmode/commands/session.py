@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
-from ctxmode import db
-from ctxmode.session.memory import audit, naming
+from ctxmode import db, settings
+from ctxmode.session.memory import audit
 from ctxmode.session.memory.block import full_entry
 from ctxmode.session.memory.config import MemoryConfig, config_path, load_config
 from ctxmode.session.memory.guard import EXIT_WRONG_WORKSPACE, mismatch_message
@@ -43,7 +43,7 @@ def session_options(func: F) -> F:
         "--session",
         "session_name",
         metavar="NAME",
-        help=f"Session name (default: ${naming.SESSION_ENV}, the path's scope, or derived).",
+        help=f"Session name (default: ${settings.SESSION.name}, the path's scope, or derived).",
     )(func)
 
 

@@ -10,17 +10,16 @@ same way it does, and IPv4 addresses carried inside IPv6 are judged as the IPv4 
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from ctxmode import settings
 from ctxmode.fetch.errors import FetchError
 
 Verdict = Literal["public", "private", "blocked"]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-STRICT_ENV = ("CTXMODE_FETCH_STRICT", "CTX_FETCH_STRICT", "CONTEXT_MODE_FETCH_STRICT")
 
 _V4 = ipaddress.IPv4Network
 _V6 = ipaddress.IPv6Network
@@ -93,10 +92,7 @@ class PolicyError(FetchError):
 
 def strict_from_env(environ: dict[str, str] | None = None) -> bool:
     """Whether CTXMODE_FETCH_STRICT (or the reference's names) asks to block private addresses."""
-    env = os.environ if environ is None else environ
-    return any(
-        env.get(name, "").strip().lower() in ("1", "true", "yes", "on") for name in STRICT_ENV
-    )
+    return settings.flag(settings.FETCH_STRICT, environ)
 
 
 def strip_zone(host: str) -> str:

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import paths
+from ctxmode import paths, settings
 
-READ_THRESHOLD_ENV = ("CTXMODE_READ_THRESHOLD",)
-DEFAULT_READ_THRESHOLD = 50_000
 WINDOW_LINES = 300  # lines a bounded read shows
 SYNC_INDEX_BYTES = 2_000_000
 
 
 def read_threshold() -> int:
-    return paths.env_int(READ_THRESHOLD_ENV, DEFAULT_READ_THRESHOLD, 1)
+    return settings.integer(settings.READ_THRESHOLD)
 
 
 def file_label(real_path: str, project_root: str) -> str:

@@ -17,7 +17,6 @@ import os
 from ctxmode.hooks import shell
 from ctxmode.policy.shell import Command, ShellScan, basename, scan
 
-USER_COMMANDS_ENV = ("CTXMODE_WRAP_COMMANDS",)
 BIG_LINES = 200  # `head -n`/`tail -n`/`--tail` counts above this are "big"
 LARGE_FILE_BYTES = 5_000  # the wrapper's default threshold: smaller files pass through anyway
 WRAPPED_MARK = "ctxmode._wrap"
@@ -197,10 +196,12 @@ def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None
 def user_commands(raw: str | None = None) -> list[list[str]]:
     """CTXMODE_WRAP_COMMANDS: comma-separated command prefixes, e.g. `make check, ./ci.sh`."""
     if raw is None:
-        from ctxmode.paths import env_first
+        from ctxmode import settings
 
-        raw = env_first(USER_COMMANDS_ENV) or ""
-    return [words for part in raw.split(",") if (words := part.split())]
+        parts = settings.words(settings.WRAP_COMMANDS) or ()
+    else:
+        parts = tuple(raw.split(","))
+    return [words for part in parts if (words := part.split())]
 
 
 def _stdout_to_file(tokens: list[str]) -> bool:

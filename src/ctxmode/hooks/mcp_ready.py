@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import paths
+from ctxmode import paths, settings
 
-OVERRIDE_ENV = ("CTXMODE_MCP_READY",)
 PREFIX = "mcp-"
 
 
@@ -79,9 +78,9 @@ def _read_pid(path: str) -> int | None:
 
 def server_alive() -> bool:
     """True when an announced ctxmode MCP server is running (or the override says so)."""
-    override = paths.env_first(OVERRIDE_ENV)
-    if override in ("0", "1"):
-        return override == "1"
+    override = settings.value(settings.MCP_READY)
+    if override is not None:
+        return bool(override)
     directory = run_dir()
     try:
         names = os.listdir(directory)

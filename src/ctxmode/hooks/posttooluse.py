@@ -11,19 +11,17 @@ from __future__ import annotations
 import os
 import time
 
-from ctxmode import paths
+from ctxmode import paths, settings
 from ctxmode.hooks import throttle
 from ctxmode.vocab.event import Decision, HookEvent
 from ctxmode.vocab.toolnames import is_external_mcp
 
-LIMIT_ENV = ("CTXMODE_MCP_OUTPUT_LIMIT",)
-DEFAULT_LIMIT = 40_000  # characters
 HEAD_CHARS = 6_000
 TAIL_CHARS = 3_000
 
 
 def output_limit() -> int:
-    return paths.env_int(LIMIT_ENV, DEFAULT_LIMIT, HEAD_CHARS + TAIL_CHARS)
+    return settings.integer(settings.MCP_OUTPUT_LIMIT)  # at least HEAD_CHARS + TAIL_CHARS
 
 
 def output_text(output: object) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import paths
+from ctxmode import paths, settings
 from ctxmode.hooks import guidance, shell, throttle
 from ctxmode.policy.shell import ShellScan, scan, without_heredocs
 from ctxmode.vocab.event import DENY, MODIFY, Decision, HookEvent
@@ -19,12 +19,6 @@ from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_to
 
 SUMMARY_CHARS = 200
 AGENT_PROMPT_KEYS = ("prompt", "request", "objective", "question", "query", "task")
-NUDGE_EVERY_ENV = ("CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY")
-MIN_BASH_BYTES_ENV = (
-    "CTXMODE_BASH_NUDGE_MIN_COMMAND_BYTES",
-    "CONTEXT_MODE_BASH_NUDGE_MIN_COMMAND_BYTES",
-)
-REQUIRE_POLICY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
 
 
 class Route:
@@ -68,7 +62,7 @@ def route_pre_tool_use(
     rewriting these (offset, limit) line keys) are host capabilities (see
     `ctxmode.platforms`).
     """
-    if paths.env_first(REQUIRE_POLICY_ENV) == "1" and not _policy_loads():
+    if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
     route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window)
     tool = canonical_tool_name(event.tool)
@@ -117,7 +111,7 @@ def _policy_decision(tool: str, event: HookEvent) -> Decision | None:
 
 def _policy_unavailable(error: Exception) -> Decision | None:
     paths.append_log("hook-errors.log", f"permission policy unavailable: {error!r}")
-    if paths.env_first(REQUIRE_POLICY_ENV) == "1":
+    if settings.flag(settings.REQUIRE_SECURITY):
         return Decision.deny(guidance.fail_closed_deny())
     return None
 
@@ -215,7 +209,7 @@ def _redirect(route: Route, text: str, meta: dict) -> Decision | None:
 
 
 def _below_nudge_threshold(command: str) -> bool:
-    threshold = paths.env_int(MIN_BASH_BYTES_ENV, 0, 1, 100_000)
+    threshold = settings.integer(settings.BASH_NUDGE_MIN_COMMAND_BYTES)
     return threshold > 0 and len(command.encode("utf-8", "surrogatepass")) < threshold
 
 
@@ -356,7 +350,7 @@ def _route_own_tool(route: Route, name: str) -> Decision | None:
 
 
 def nudge_period() -> int:
-    return paths.env_int(NUDGE_EVERY_ENV, 10, 1, 100)
+    return settings.integer(settings.EXTERNAL_MCP_NUDGE_EVERY)
 
 
 def _route_external_mcp(route: Route) -> Decision | None:

@@ -6,17 +6,14 @@ tokens in every session), `minimal` is a few lines, `off` injects nothing.
 
 from __future__ import annotations
 
-from ctxmode import paths
+from ctxmode import settings
 
-MODE_ENV = ("CTXMODE_ROUTING",)
-MODES = ("full", "minimal", "off")
 MARKER = "<ctxmode_routing>"  # lets us notice a prompt that already carries the block
 FULL_LIMIT_BYTES = 2048
 
 
 def routing_mode() -> str:
-    mode = (paths.env_first(MODE_ENV) or "full").strip().lower()
-    return mode if mode in MODES else "full"
+    return str(settings.value(settings.ROUTING))
 
 
 def routing_block(

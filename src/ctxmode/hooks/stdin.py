@@ -11,11 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import fastjson, paths
+from ctxmode import fastjson, settings
 from ctxmode.errors import CtxmodeError
 
-IDLE_ENV = ("CTXMODE_HOOK_STDIN_IDLE_MS", "CONTEXT_MODE_HOOK_STDIN_IDLE_MS")
-DEFAULT_IDLE_MS = 1500
 READ_CHUNK = 1 << 20
 BOM = "\ufeff"
 
@@ -26,7 +24,7 @@ class PayloadError(CtxmodeError, ValueError):
 
 def idle_timeout_ms() -> int:
     """The stdin idle timeout from the environment (1..600000 ms), else the default."""
-    return paths.env_int(IDLE_ENV, DEFAULT_IDLE_MS, 1, 600_000)
+    return settings.integer(settings.HOOK_STDIN_IDLE_MS)
 
 
 def read_stdin(fd: int = 0, idle_ms: int | None = None) -> bytes:

@@ -28,12 +28,11 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import fastjson, paths
+from ctxmode import fastjson, paths, settings
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, scan
 from ctxmode.policy.shell import clock as shell_clock
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
-REQUIRE_SECURITY_ENV = ("CTXMODE_REQUIRE_SECURITY", "CONTEXT_MODE_REQUIRE_SECURITY")
 LOG_NAME = "policy.log"
 SHELL_LANGUAGES = frozenset({"shell", "bash", "sh", "zsh"})
 _CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
@@ -574,7 +573,7 @@ def _home_short(path: str) -> str:
 
 def require_security() -> bool:
     """Whether the user asked to fail closed (`CTXMODE_REQUIRE_SECURITY=1`)."""
-    return paths.env_first(REQUIRE_SECURITY_ENV) == "1"
+    return settings.flag(settings.REQUIRE_SECURITY)
 
 
 def fail_closed_reason(problem: str) -> str:

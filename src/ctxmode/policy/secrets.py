@@ -13,15 +13,12 @@ Applying `redact` twice changes nothing (`[FILTERED]` never matches a rule).
 
 from __future__ import annotations
 
-import os
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable
 
 FILTERED = "[FILTERED]"
-REDACT_ENV = "CTXMODE_REDACT"
 
 
 class _Lazy:
@@ -418,7 +415,9 @@ def explicit_redaction_off() -> bool:
     Only there: what ctxmode stores on its own (captured events, command output, logs,
     fetched pages) is always filtered.
     """
-    return os.environ.get(REDACT_ENV, "").strip().lower() in ("off", "0", "false", "no")
+    from ctxmode import settings
+
+    return not settings.flag(settings.REDACT)
 
 
 def _lower_same_length(text: str) -> str:

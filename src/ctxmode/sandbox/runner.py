@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from ctxmode import settings
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox import process
 from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
@@ -38,8 +39,6 @@ from ctxmode.sandbox.runtimes import (
     write_program,
 )
 
-DEFAULT_TIMEOUT_MS = 120_000
-TIMEOUT_ENV = "CTXMODE_EXEC_TIMEOUT_MS"
 BACKGROUND_WAIT_MS = 3_000  # how long a background run is watched before it is detached
 
 
@@ -96,10 +95,7 @@ def effective_timeout_ms(timeout_ms: int | None) -> int:
     """The argument if positive, else `CTXMODE_EXEC_TIMEOUT_MS`, else 120 s."""
     if timeout_ms is not None and timeout_ms > 0:
         return int(timeout_ms)
-    configured = os.environ.get(TIMEOUT_ENV, "").strip()
-    if configured.isdigit() and int(configured) > 0:
-        return int(configured)
-    return DEFAULT_TIMEOUT_MS
+    return settings.integer(settings.EXEC_TIMEOUT_MS)
 
 
 # ---------------------------------------------------------------- public entry points

@@ -13,22 +13,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ctxmode import project, schema, stats
+from ctxmode import project, schema, settings, stats
 from ctxmode.server import arguments as a
 from ctxmode.server.throttle import SearchThrottle
 from ctxmode.store.knowledge import KnowledgeBase
 
-DEFAULT_RETENTION_DAYS = 14.0
-
 
 def retention_days() -> float:
-    """`CTXMODE_RETENTION_DAYS` (how long an unused source is kept), else 14."""
-    raw = os.environ.get("CTXMODE_RETENTION_DAYS", "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_RETENTION_DAYS
-    except ValueError:
-        return DEFAULT_RETENTION_DAYS
-    return value if value > 0 else DEFAULT_RETENTION_DAYS
+    """How long an unused source is kept."""
+    return settings.number(settings.RETENTION_DAYS)
 
 
 @dataclass

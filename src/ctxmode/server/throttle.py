@@ -9,18 +9,11 @@ batching its questions, without ever hiding results silently.
 from __future__ import annotations
 
 import collections
-import os
 import threading
 import time
 from dataclasses import dataclass
 
-
-def _env_int(names: tuple[str, ...], default: int) -> int:
-    for name in names:
-        raw = os.environ.get(name, "").strip()
-        if raw.isdigit():
-            return int(raw)
-    return default
+from ctxmode import settings
 
 
 @dataclass(frozen=True)
@@ -32,14 +25,9 @@ class ThrottleSettings:
     @classmethod
     def from_env(cls) -> ThrottleSettings:
         return cls(
-            window_s=_env_int(("CTXMODE_SEARCH_WINDOW_MS", "CONTEXT_MODE_SEARCH_WINDOW_MS"), 60_000)
-            / 1000,
-            soft_after=_env_int(
-                ("CTXMODE_SEARCH_MAX_RESULTS_AFTER", "CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER"), 3
-            ),
-            block_after=_env_int(
-                ("CTXMODE_SEARCH_BLOCK_AFTER", "CONTEXT_MODE_SEARCH_BLOCK_AFTER"), 8
-            ),
+            window_s=settings.integer(settings.SEARCH_WINDOW_MS) / 1000,
+            soft_after=settings.integer(settings.SEARCH_MAX_RESULTS_AFTER),
+            block_after=settings.integer(settings.SEARCH_BLOCK_AFTER),
         )
 
 

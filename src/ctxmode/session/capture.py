@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import db
+from ctxmode import db, settings
 from ctxmode.session import store
 from ctxmode.session.model import CRITICAL, LOW, NOISE, NORMAL, Captured, clip, one_line
 
@@ -33,11 +33,7 @@ HOOK_BUSY_MS = 3_000  # a host waits on its hook: better to lose one event than 
 
 
 def retention_days() -> float:
-    raw = os.environ.get("CTXMODE_SESSION_RETENTION_DAYS", "")
-    try:
-        return float(raw) if raw else DEFAULT_RETENTION_DAYS
-    except ValueError:
-        return DEFAULT_RETENTION_DAYS
+    return settings.number(settings.SESSION_RETENTION_DAYS)
 
 
 def project_root(event: HookEvent) -> str:

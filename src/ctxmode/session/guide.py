@@ -8,8 +8,7 @@ decisions claim bytes first; each section also has its own cap, and the whole te
 
 from __future__ import annotations
 
-import os
-
+from ctxmode import settings
 from ctxmode.session.model import StoredEvent, clip, one_line
 
 DEFAULT_BUDGET = 2_048
@@ -48,8 +47,7 @@ FILL_ORDER = (
 
 
 def budget_from_env() -> int:
-    raw = os.environ.get("CTXMODE_SNAPSHOT_BUDGET", "")
-    return max(MIN_BUDGET, int(raw)) if raw.isdigit() else DEFAULT_BUDGET
+    return settings.integer(settings.SNAPSHOT_BUDGET)
 
 
 def nbytes(text: str) -> int:

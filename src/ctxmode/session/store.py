@@ -8,9 +8,9 @@ door every event and every detector key goes through. Hot path: stdlib `hashlib`
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 
+from ctxmode import settings
 from ctxmode.policy.secrets import redact
 from ctxmode.session.model import Captured, StoredEvent
 
@@ -18,13 +18,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-DEFAULT_EVENT_CAP = 1_000
 DEDUP_WINDOW = 5  # an event equal to one of the session's last 5 is an immediate repeat
 
 
 def event_cap() -> int:
-    raw = os.environ.get("CTXMODE_SESSION_EVENT_CAP", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_EVENT_CAP
+    return settings.integer(settings.SESSION_EVENT_CAP)
 
 
 def data_hash(kind: str, data: str) -> str:

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ctxmode import paths
+from ctxmode import paths, settings
 from ctxmode.errors import CtxmodeError
 from ctxmode.session.memory.guard import is_inside
 
@@ -30,7 +30,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-ALLOWED_ENV = "CTXMODE_ALLOWED_COMMANDS"
 DEFAULT_WINDOW = 8
 DEFAULT_MAX_CHARS = 2000
 
@@ -91,8 +90,9 @@ def load_config(path: str | None = None, environ: dict[str, str] | None = None) 
         source = path
     config = parse_config(data, path)
     allowed = config.allowed_commands
-    if env.get(ALLOWED_ENV) is not None:
-        allowed = tuple(c.strip() for c in env[ALLOWED_ENV].split(",") if c.strip())
+    from_env = settings.words(settings.ALLOWED_COMMANDS, env)
+    if from_env is not None:
+        allowed = from_env
     return MemoryConfig(config.scopes, allowed, config.private_networks, source)
 
 

@@ -19,7 +19,6 @@ import re
 
 from ctxmode.errors import CtxmodeError
 
-SESSION_ENV = "CTXMODE_SESSION"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 80
 

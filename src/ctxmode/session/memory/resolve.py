@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ctxmode import settings as ctx_settings
 from ctxmode.session.memory import naming
 from ctxmode.session.memory.block import BlockInput, build_block
 from ctxmode.session.memory.config import MemoryConfig, Scope
@@ -44,7 +45,7 @@ def resolve_target(
     env = os.environ if environ is None else environ
     cwd = os.path.realpath(cwd)
     scope = config.scope_for(cwd)
-    name = _chosen_name(store, scope, cwd, explicit or env.get(naming.SESSION_ENV), task)
+    name = _chosen_name(store, scope, cwd, explicit or ctx_settings.text(ctx_settings.SESSION, env), task)
     session = store.get(name)
     workspace = session.workspace if session else (scope.path if scope else cwd)
     return Target(name, workspace, session, config.settings_for(workspace))
