@@ -6,10 +6,12 @@ The corpus is built at run time from what this machine ships: English man pages
 (sections 1-8, rendered to text by man-db, cached under bench/.corpus/), the Node.js API
 markdown in /usr/share/doc/nodejs/api, and Debian changelogs/READMEs as plain-text filler.
 Python's own documentation is deliberately left out (kept for independent checks).
-The labelled queries live in bench/search_queries.json (the set the store was tuned on) and
-bench/search_queries_holdout{,2,3}.json (each written before a tuning round, never tuned
+A hand-written issue-tracker export with comment threads (bench/search_corpus_issues.json)
+is indexed as JSON. The labelled queries live in bench/search_queries.json (the set the store
+was tuned on) and bench/search_queries_holdout{,2,3,4}.json (each written before a tuning round, never tuned
 on); each names the document that must exist and a line that a correct hit's snippet must
-contain. `--queries PATH` (repeatable; or tune, holdout, holdout2, holdout3, both, all) picks the sets; each set is scored and judged on its own.
+contain. `--queries PATH` (repeatable; or tune, holdout, holdout2, holdout3, holdout4, both, all) picks
+the sets; each set is scored and judged on its own.
 Exit code is 0 whatever the numbers (a benchmark, not a gate); 2 when the corpus cannot
 be built (missing tool or page), with the command that fixes it.
 """
@@ -41,14 +43,18 @@ QUERIES_FILE = BENCH_DIR / "search_queries.json"
 HOLDOUT_FILE = BENCH_DIR / "search_queries_holdout.json"
 HOLDOUT2_FILE = BENCH_DIR / "search_queries_holdout2.json"
 HOLDOUT3_FILE = BENCH_DIR / "search_queries_holdout3.json"
+HOLDOUT4_FILE = BENCH_DIR / "search_queries_holdout4.json"
+# A hand-written issue-tracker export (issues, nested comment threads): answers sit in comments.
+ISSUES_FILE = BENCH_DIR / "search_corpus_issues.json"
 # `--queries NAME` shortcuts for the stored sets.
 QUERY_SETS = {
     "tune": [QUERIES_FILE],
     "holdout": [HOLDOUT_FILE],
     "holdout2": [HOLDOUT2_FILE],
     "holdout3": [HOLDOUT3_FILE],
+    "holdout4": [HOLDOUT4_FILE],
     "both": [QUERIES_FILE, HOLDOUT_FILE],
-    "all": [QUERIES_FILE, HOLDOUT_FILE, HOLDOUT2_FILE, HOLDOUT3_FILE],
+    "all": [QUERIES_FILE, HOLDOUT_FILE, HOLDOUT2_FILE, HOLDOUT3_FILE, HOLDOUT4_FILE],
 }
 
 MAN_ROOT = Path("/usr/share/man")
@@ -287,6 +293,12 @@ def filler_docs() -> Iterator[Doc]:
                 )
 
 
+def issue_docs() -> Iterator[Doc]:
+    """The issue-tracker export (JSON), indexed as a JSON file would be."""
+    text = ISSUES_FILE.read_text(encoding="utf-8")
+    yield Doc(f"issues:{ISSUES_FILE.name}", "issues:tessera-export.json", text, "json")
+
+
 def doc_size(doc: Doc) -> int:
     return len(doc.text.encode("utf-8"))
 
@@ -303,7 +315,7 @@ def build_corpus(quick: bool, required: set[str]) -> list[Doc]:
             p for i, p in enumerate(pages) if p.doc_id in required or i % QUICK_MAN_STRIDE == 0
         ]
     ensure_rendered(pages)
-    docs = list(man_docs(pages))
+    docs = list(man_docs(pages)) + list(issue_docs())
     nodes = list(node_docs())
     docs += nodes if not quick else [d for d in nodes if d.doc_id in required]
     target = QUICK_TARGET_BYTES if quick else FULL_TARGET_BYTES
@@ -606,7 +618,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         metavar="PATH",
         help=f"a labelled query set (repeatable; default {QUERIES_FILE.name}); "
-        f"or a name: 'tune', 'holdout', 'holdout2', 'holdout3' ({HOLDOUT3_FILE.name}), "
+        f"or a name: 'tune', 'holdout', 'holdout2', 'holdout3', 'holdout4' ({HOLDOUT4_FILE.name}), "
         "'both' (tune and holdout) or 'all' (every stored set)",
     )
     # Another module with the same KnowledgeBase API (to try the harness on a stand-in store).
