@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxmode.store import search, terms
+from ctxmode.store import planning, reranking, terms
 from ctxmode.store.knowledge import KnowledgeBase
 
 FILLER = "Nothing of interest is said in this paragraph about anything at all.\n"
@@ -86,10 +86,10 @@ def test_the_source_named_after_a_query_term_ranks_first(kb):
     kb.index_text("man:ptargrep(1)", f"# Manual\n\n## Operation mode\n{body}")
     _, hit = first(kb, "how do I list the contents of a tar archive")
     assert hit.source == "man:tar(1)"  # although the shorter ptargrep chunk scores higher
-    plan = search.plan_query(kb.conn, "tar archive")
-    weights = search.term_weights(kb.conn, plan)
-    assert search.named_share("man:tar(1)", plan, weights) == pytest.approx(weights[0])
-    assert search.named_share("man:ptargrep(1)", plan, weights) == 0.0
+    plan = planning.plan_query(kb.conn, "tar archive")
+    weights = reranking.term_weights(kb.conn, plan)
+    assert reranking.named_share("man:tar(1)", plan, weights) == pytest.approx(weights[0])
+    assert reranking.named_share("man:ptargrep(1)", plan, weights) == 0.0
 
 
 def test_plain_text_hits_keep_their_first_line_as_title(kb):
@@ -105,21 +105,12 @@ def test_an_exact_phrase_beats_the_same_words_apart(kb):
     assert hit.source == "phrase"
 
 
-def test_query_words_inside_camel_case_identifiers_count_as_matches():
-    keys = [{"keep"}, {"aliv"}]
-    marked = "Set TCPKeepAlive to yes.\n"
-    _, found = search._matches(marked, keys)
-    assert {term for _, _, term in found} == {0, 1}
-    f = search.features("", marked, keys)
-    assert f.coverage == 1.0 and f.line == 1.0
-
-
 def test_rare_terms_weigh_more_than_common_ones(kb):
     kb.index_text("ssh", "# ssh\nThe ssh client keeps an idle connection open.\n")
     for n in range(20):
         kb.index_text(f"out{n}", f"# Out {n}\nTimed out {n}.\n")
-    plan = search.plan_query(kb.conn, "idle out")
-    idle, out = search.term_weights(kb.conn, plan)
+    plan = planning.plan_query(kb.conn, "idle out")
+    idle, out = reranking.term_weights(kb.conn, plan)
     assert idle > out and abs(idle + out - 1.0) < 1e-9
 
 
@@ -177,55 +168,13 @@ def test_a_definition_line_is_found_below_many_short_passing_mentions(kb):
     assert hit.source == "getrlimit"
 
 
-@pytest.mark.parametrize(
-    ("text", "word", "defines"),
-    [
-        (
-            "  O_NONBLOCK or O_NDELAY\n         When possible, the file is opened in nonblocking",
-            "O_NONBLOCK",
-            True,
-        ),
-        (
-            "  CLOCK_MONOTONIC_RAW (since Linux 2.6.28; Linux-specific)\n      Similar to the clock but raw and fast",
-            "CLOCK_MONOTONIC_RAW",
-            True,
-        ),
-        (
-            "  -R, --dereference-recursive\n         Read all files under each directory, recursively.",
-            "dereference",
-            True,
-        ),
-        (
-            "  O_NONBLOCK open file status flag.\n\n  The channel provided by a pipe is a byte stream",
-            "O_NONBLOCK",
-            False,
-        ),
-        ("  O_NONBLOCK\n  The channel provided by a pipe is a byte stream", "O_NONBLOCK", False),
-        (
-            "  Set O_NONBLOCK\n         When possible, the file is opened in nonblocking",
-            "O_NONBLOCK",
-            False,
-        ),
-    ],
-)
-def test_a_definition_line_heads_an_indented_description(text, word, defines):
-    assert search.opens_definition(text, text.index(word)) is defines
-
-
 def test_a_short_query_phrase_keeps_its_stopwords(kb):
     kb.index_text("fork", "# fork\n## Notes\nPages are shared copy-on-write after fork.\n")
     kb.index_text("copier", "# copier\n## Notes\nThe tool will copy, then write a log line.\n")
-    plan = search.plan_query(kb.conn, "copy on write")
+    plan = planning.plan_query(kb.conn, "copy on write")
     assert plan.phrase() == "copy on write"
     _, hit = first(kb, "copy on write")
     assert hit.source == "fork"
-
-
-def test_a_phrase_as_typed_outweighs_the_same_words_around_punctuation():
-    assert search._verbatim("an ascii bell character (07)", "bell character") == 1.0
-    assert search._verbatim("write a <bell> character.", "bell character") == 0.5
-    assert search._verbatim("named paste buffers", "paste buffer") == 1.0
-    assert search._verbatim("a character bell", "bell character") == 0.0
 
 
 def test_an_adverb_also_finds_its_adjective(kb):
@@ -236,52 +185,12 @@ def test_an_adverb_also_finds_its_adjective(kb):
     assert {hit.source for hit in result.hits} == {"retry", "timers"}
 
 
-def test_a_long_query_no_chunk_nearly_covers_falls_back_to_its_rarest_terms(kb):
-    for n in range(40):
-        kb.index_text(f"common{n}", f"# Common {n}\nHow to run the thing {n} with node.\n")
-    kb.index_text("timers", "# Timers\nSchedules repeated callbacks every few milliseconds.\n")
-    plan = search.plan_query(kb.conn, "run thing node every few milliseconds")
-    ranked = search._partial_matches(kb.conn, plan.group(False), 20, ("", []), {})
-    assert [chunk_id for chunk_id, _ in ranked] == [
-        row[0] for row in kb.conn.execute("SELECT id FROM kb_chunks WHERE content LIKE '%milli%'")
-    ]
-
-
-def test_an_identifier_typed_with_other_separators_counts_as_found_as_typed():
-    keys = [{"util", "promisify"}]
-    marked = "Call \x02util\x03.\x02promisify\x03 on it."
-    assert search.features("", marked, keys, forms=[["util promisify"]]).exact == 1
-
-
 def test_inflected_repeats_of_a_query_word_are_one_term():
     parsed = terms.parse_query("create a directory with its missing parent directories")
     assert [t.text for t in parsed] == ["create", "directory", "missing", "parent"]
     assert [t.text for t in terms.parse_query("locking locked pages")] == ["locking", "pages"]
     assert [t.text for t in terms.parse_query("stat status")] == ["stat", "status"]
     assert [t.text for t in terms.parse_query("str string")] == ["str", "string"]
-
-
-def test_a_line_of_code_is_no_definition_line():
-    code = "process.nextTick(() => {\n  ee.emit('foo', 'bar', 'baz', 'qux');\n});"
-    assert search.opens_definition(code, 0) is False
-
-
-def test_a_heading_that_opens_with_the_term_defines_it_and_one_mentioning_it_does_not():
-    keys = [{terms.stem_prefix("process"), terms.stem_prefix("nexttick")}]
-    body = "Adds callback to the next tick queue."
-    own = search.features("Process > `\x02process\x03.\x02nextTick\x03(callback)`", body, keys)
-    passing = search.features(
-        "`queueMicrotask()` vs. `\x02process\x03.\x02nextTick\x03()`", body, keys
-    )
-    assert own.defines > 0
-    assert passing.defines == 0
-
-
-def test_terms_in_the_opening_words_of_a_chunk_count_for_more_than_later_ones():
-    keys = [{"last"}, {terms.stem_prefix("lines")}]
-    opening = "tail - output the \x02last\x03 \x02lines\x03 of files\n" + FILLER * 3
-    later = "tail - output some part of files\n" + FILLER * 3 + "the \x02last\x03 \x02lines\x03\n"
-    assert search.features("", opening, keys).boost() > search.features("", later, keys).boost()
 
 
 def test_a_misspelling_nearest_a_rare_word_is_corrected_to_a_far_commoner_one(kb):

@@ -1,0 +1,39 @@
+"""Every tuning constant of the search pipeline, in one place: planning, retrieval, re-ranking.
+
+Each was set against bench/search.py; change one only with a before/after run of it.
+"""
+
+# ---------------------------------------------------------------- query planning
+EXPANSIONS_PER_TERM = 6  # vocabulary words a fragment expands to
+FRAGMENT_CANDIDATES = 300  # vocabulary words containing a fragment that are looked at
+TYPO_CANDIDATES = 200  # vocabulary words sharing trigrams with a misspelt word
+PREFIX_CANDIDATES = 2000  # vocabulary words beginning like a misspelt word
+RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
+COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
+TYPO_RATIO = 20  # a word is a likely typo of one an edit away in this many times more chunks
+FARTHER_CHECKED = 4  # words one edit farther than the closest whose frequency is compared
+PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
+IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
+
+# ---------------------------------------------------------------- retrieval and fusion
+RRF_K = 60
+CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
+PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
+DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
+DEFINITION_SCAN = 300  # ... when at most this many chunks match them
+
+# ---------------------------------------------------------------- re-ranking
+RERANK_POOL = 15  # fused chunks whose matches are examined
+RERANK_WEIGHT = 0.5  # the match-shape boost, against the fused score scaled to the best's
+SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
+NAMED_WEIGHT = 1.0  # boost for a source named after the query's terms (tar(1) for "tar")
+LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
+ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
+DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word ("PR_SET_", "--")
+SINGLE_TERM_DEFINES = 4.0  # a definition line weighs more when the query is one term
+DEFINITION_LINE = 48  # a definition line is short: "SO_REUSEPORT (since Linux 3.9)"
+GIST_CHARS = 120  # the opening of a chunk's body that says what it is about
+# Each match-shape feature's weight in the boost (the features are 0..1).
+WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
+           "defines": 0.1, "exact": 0.1, "verbatim": 0.15, "gist": 0.1}  # fmt: skip
