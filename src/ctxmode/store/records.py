@@ -1,0 +1,63 @@
+"""What the knowledge base hands back (results, hits, source facts) and the input it refuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctxmode.errors import CtxmodeError
+
+
+class StoreInputError(CtxmodeError, ValueError):
+    """Input the knowledge base refuses (missing, empty, binary, not UTF-8); nothing changed."""
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    label: str
+    chunk_count: int
+    code_chunk_count: int
+    byte_count: int
+
+
+@dataclass
+class DirectoryIndexResult:
+    label_prefix: str
+    indexed: int = 0
+    skipped_binary: int = 0
+    failed: int = 0
+    capped: int = 0  # files left out because of max_files
+    chunk_count: int = 0
+    code_chunk_count: int = 0
+    byte_count: int = 0
+    results: list[IndexResult] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (relative path, message)
+
+
+@dataclass(frozen=True)
+class Hit:
+    source: str
+    title: str
+    snippet: str
+    content_type: str
+    indexed_at: float
+    score: float
+    chunk_id: int
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    query: str
+    hits: list[Hit]
+    corrected_query: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    label: str
+    file_path: str | None
+    url: str | None
+    chunk_count: int
+    code_chunk_count: int
+    byte_count: int
+    indexed_at: float
+    last_used_at: float
