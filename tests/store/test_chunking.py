@@ -184,3 +184,65 @@ def test_code_splits_on_top_level_definitions_with_their_comments():
     second = chunks[titles.index("def function_1(x):")]
     assert second.content.startswith("# helper 1\n@decorated\ndef function_1")
     assert all(c.kind == "code" for c in chunks)
+
+
+EXPORT = {
+    "repository": "acme/widget",
+    "issues": [
+        {
+            "number": 7,
+            "title": "Crash on start",
+            "user": {"login": "ana"},
+            "labels": [{"name": "bug"}, {"name": "startup"}],
+            "body": "The app crashes on start.\nIt happens after the upgrade to 2.0 only.",
+            "comments": [
+                {"id": 71, "user": {"login": "bo"}, "body": "Thanks."},
+                {
+                    "id": 72,
+                    "user": {"login": "cy"},
+                    "body": "Root cause: the cache directory is created after\nthe first read.",
+                    "replies": [{"id": 73, "user": {"login": "ana"}, "body": "Confirmed fixed."}],
+                },
+            ],
+        }
+    ],
+}
+
+
+def test_json_records_with_prose_are_chunks_titled_by_their_path_and_identity():
+    chunks = {c.title: c for c in chunk_json(json.dumps(EXPORT))}
+    issue = "issues > 7: Crash on start by ana"
+    assert chunks[issue].content.splitlines()[-2:] == [
+        "body: The app crashes on start.",
+        "It happens after the upgrade to 2.0 only.",
+    ]
+    assert "labels: bug, startup" in chunks[issue].content
+    answer = chunks[f"{issue} > comments > 72 by cy"]
+    assert "body: Root cause: the cache directory is created after\nthe first read." in (
+        answer.content
+    )
+    assert answer.kind == "prose"
+    assert "Thanks." in chunks[f"{issue} > comments > 71 by bo"].content  # short: a record too
+    assert "Confirmed" in chunks[f"{issue} > comments > 72 by cy > replies > 73 by ana"].content
+
+
+prose = st.text(st.sampled_from("abc xyz\n"), min_size=60, max_size=1500).filter(lambda s: " " in s)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    issues=st.lists(
+        st.tuples(st.integers(1, 10**6), prose, st.lists(prose, max_size=4)), max_size=6
+    )
+)
+def test_every_comment_of_an_export_is_in_a_chunk_named_after_its_issue_and_itself(issues):
+    export = [
+        {"number": n, "body": body, "comments": [{"id": i, "body": c} for i, c in enumerate(cs)]}
+        for n, body, cs in issues
+    ]
+    chunks = chunk_json(json.dumps(export))
+    assert all(nbytes(c.content) <= MAX_CHUNK_BYTES for c in chunks)
+    for n, _, comments in issues:
+        for i, comment in enumerate(comments):
+            titled = [c for c in chunks if c.title.startswith(f"{n} > comments > {i}")]
+            assert titled and comment in "\n".join(c.content for c in titled)

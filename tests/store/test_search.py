@@ -1,5 +1,7 @@
 """Search quality mechanisms, through the public KnowledgeBase API on real SQLite files."""
 
+import json
+
 import pytest
 
 from ctxmode.store import planning, reranking, terms
@@ -201,3 +203,21 @@ def test_a_misspelling_nearest_a_rare_word_is_corrected_to_a_far_commoner_one(kb
     result, hit = first(kb, "tempory file")
     assert result.corrected_query == "temporary file"
     assert hit.source.startswith("tmp")
+
+
+def test_an_answer_in_a_comment_of_a_json_export_is_found_with_its_issue_and_comment(kb):
+    export = [
+        {
+            "number": 7,
+            "title": "Crash on start",
+            "body": "The app crashes on start after the upgrade to 2.0, every single time.",
+            "comments": [
+                {"id": 71, "body": "Same here."},
+                {"id": 72, "body": "Root cause: the cache directory is created after the read."},
+            ],
+        }
+    ]
+    kb.index_text("export.json", json.dumps(export), fmt="json")
+    _, hit = first(kb, "root cause of the crash on start")
+    assert hit.title == "7: Crash on start > comments > 72"
+    assert "cache directory is created after the read" in hit.snippet

@@ -1,7 +1,8 @@
 """Splitting text into searchable chunks of at most 4 KB each, whatever the input.
 
 Markdown splits on headings (breadcrumb titles), plain text on paragraphs, code
-on top-level definitions, JSON on key paths with arrays batched. The line-based
+on top-level definitions, JSON on key paths with arrays batched (a record with prose, such
+as an issue or a comment, is a chunk of its own titled with its path and identity). The line-based
 chunkers are generators over lines, so a 100 MB file streams through them.
 """
 
@@ -390,6 +391,12 @@ def chunk_code(text: str) -> list[Chunk]:
 
 BATCH_BYTES = MAX_CHUNK_BYTES * 9 // 10  # sizes are estimates; leave a margin
 IDENTITY_FIELDS = ("id", "name", "title", "path", "slug", "key", "label")
+# A record (an issue, a comment) is named by its number or id, its title and its author.
+RECORD_ID_FIELDS = ("number", "id", "key", "slug", "path", "name", "label")
+RECORD_TITLE_FIELDS = ("title", "name", "subject", "summary")
+RECORD_AUTHOR_FIELDS = ("user", "author", "login", "from", "by")
+PROSE_CHARS = 60  # a string this long with spaces in it is prose: its dict is a record
+INLINE_BYTES = 200  # a small container without records is shown on its field's line
 
 
 def _sizes(value: Any, sizes: dict[int, int]) -> int:
@@ -436,9 +443,126 @@ def _dump_batch(items: list[tuple[int, Any]]) -> str:
     return "[\n" + ",\n".join(_COMPACT.encode(v) for _, v in items) + "\n]"
 
 
-def _walk_json(value: Any, path: str, sizes: dict[int, int]) -> Iterator[Chunk]:
-    size = sizes.get(id(value), 0)
-    if not isinstance(value, (dict, list)) or size <= MAX_CHUNK_BYTES:
+@dataclass(frozen=True)
+class _Facts:
+    """What one pass over a parsed JSON value learned: container sizes, record holders."""
+
+    bytes: dict[int, int]  # id(container) -> approximate serialised size
+    holders: set[int]  # ids of the containers that are or hold a record
+
+
+def _is_prose(value: Any) -> bool:
+    return isinstance(value, str) and len(value) >= PROSE_CHARS and " " in value
+
+
+def _is_record(value: Any) -> bool:
+    """A dict with prose of its own: an issue, a comment, a message; each its own chunk."""
+    return isinstance(value, dict) and any(_is_prose(v) for v in value.values())
+
+
+def _mark_records(value: Any, holders: set[int]) -> bool:
+    """Whether `value` is or holds a record; the ids of every container that does go into
+    `holders` (computed once, bottom-up)."""
+    if isinstance(value, dict):
+        children = [_mark_records(v, holders) for v in value.values()]
+        found = any(children) or _is_record(value)
+    elif isinstance(value, list):
+        found = any([_mark_records(v, holders) for v in value])
+    else:
+        return False
+    if found:
+        holders.add(id(value))
+    return found
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return _COMPACT.encode(value)
+
+
+def _named(value: Any) -> str | None:
+    """What a small nested value is called: an author {"login": "ana"} is "ana"."""
+    if isinstance(value, dict):
+        for field in ("login", "name", "username", *IDENTITY_FIELDS):
+            if isinstance(value.get(field), str):
+                return value[field]
+        return None
+    return value if isinstance(value, str) else None
+
+
+def record_name(record: dict[str, Any], index: int) -> str:
+    """How a record is named in a chunk title: "412: Worker pool hangs", "90133 by ayeshak"."""
+    ident = next((record[f] for f in RECORD_ID_FIELDS if _plain_scalar(record.get(f))), None)
+    title = next((record[f] for f in RECORD_TITLE_FIELDS if isinstance(record.get(f), str)), None)
+    author = next((_named(record[f]) for f in RECORD_AUTHOR_FIELDS if f in record), None)
+    name = str(ident) if ident is not None else f"[{index}]"
+    if title and title != name:
+        name = f"{name}: {_first_line(title)}"
+    return f"{name} by {author}" if author else name
+
+
+def _plain_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _field_line(key: str, value: Any) -> str:
+    """One field of a record as text: prose as written (its newlines kept, so every word is
+    a word to the index), a small list or object on one line ("labels: bug, runtime")."""
+    if isinstance(value, list) and all(_named(v) is not None for v in value):
+        return f"{key}: {', '.join(str(_named(v)) for v in value)}"
+    if isinstance(value, dict) and _named(value) is not None and len(value) <= 3:
+        return f"{key}: {_named(value)}"
+    return f"{key}: {_scalar_text(value)}"
+
+
+def _dicts(value: Any) -> bool:
+    """A list of objects in a record is a thread (replies, events): each item a record;
+    unless each is only a name ("labels": [{"name": "bug"}]), shown on one line."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        return False
+    return not all(len(v) <= 2 and _named(v) is not None for v in value)
+
+
+def _walk_record(record: dict[str, Any], path: str, facts: _Facts) -> Iterator[Chunk]:
+    """A record's own fields as one chunk titled by its path; its nested records each in
+    theirs below it ("issues > 412: ... > comments > 90133 by ayeshak")."""
+    lines, nested = [], []
+    for key, value in record.items():
+        big = isinstance(value, (dict, list)) and facts.bytes.get(id(value), 0) > INLINE_BYTES
+        if big or id(value) in facts.holders or _dicts(value):
+            nested.append((key, value))
+        else:
+            lines.append(_field_line(str(key), value))
+    if lines:
+        yield Chunk(path, "\n".join(lines), "prose")
+    for key, value in nested:
+        walk = _walk_records if _dicts(value) else _walk_json
+        yield from walk(value, f"{path} > {key}", facts)
+
+
+def _walk_records(items: list[Any], path: str, facts: _Facts) -> Iterator[Chunk]:
+    """Each object of a list of records as a record, named by its identity."""
+    for index, item in enumerate(items):
+        name = record_name(item, index) if isinstance(item, dict) else f"[{index}]"
+        child = name if path == "(root)" else f"{path} > {name}"
+        if isinstance(item, dict):  # a short comment is a record all the same
+            yield from _walk_record(item, child, facts)
+        else:
+            yield from _walk_json(item, child, facts)
+
+
+def _walk_json(value: Any, path: str, facts: _Facts) -> Iterator[Chunk]:
+    if isinstance(value, list) and id(value) in facts.holders:
+        yield from _walk_records(value, path, facts)
+        return
+    if _is_record(value):
+        yield from _walk_record(value, path, facts)
+        return
+    size = facts.bytes.get(id(value), 0)
+    if not isinstance(value, (dict, list)) or (
+        size <= MAX_CHUNK_BYTES and id(value) not in facts.holders
+    ):
         text = _dump(value) if 2 * size <= MAX_CHUNK_BYTES else _COMPACT.encode(value)
         yield Chunk(path, text, "code")
         return
@@ -449,18 +573,18 @@ def _walk_json(value: Any, path: str, sizes: dict[int, int]) -> Iterator[Chunk]:
         for key, child in value.items():
             if isinstance(child, (dict, list)):
                 child_path = str(key) if path == "(root)" else f"{path} > {key}"
-                yield from _walk_json(child, child_path, sizes)
+                yield from _walk_json(child, child_path, facts)
         return
     batch: list[tuple[int, Any]] = []
     batch_size = 0
     for index, item in enumerate(value):
-        item_size = sizes.get(id(item)) or nbytes(_COMPACT.encode(item))
+        item_size = facts.bytes.get(id(item)) or nbytes(_COMPACT.encode(item))
         if item_size > MAX_CHUNK_BYTES:
             if batch:
                 yield Chunk(_batch_title(path, batch), _dump_batch(batch), "code")
                 batch, batch_size = [], 0
             name = _identity(item) or f"[{index}]"
-            yield from _walk_json(item, f"{path} > {name}", sizes)
+            yield from _walk_json(item, f"{path} > {name}", facts)
             continue
         if batch and batch_size + item_size > BATCH_BYTES:
             yield Chunk(_batch_title(path, batch), _dump_batch(batch), "code")
@@ -478,9 +602,10 @@ def iter_json(text: str) -> Iterator[Chunk]:
     except ValueError:
         yield from iter_plain(text.splitlines(keepends=True))
         return
-    sizes: dict[int, int] = {}
-    _sizes(value, sizes)
-    yield from _walk_json(value, "(root)", sizes)
+    facts = _Facts({}, set())
+    _sizes(value, facts.bytes)
+    _mark_records(value, facts.holders)
+    yield from _walk_json(value, "(root)", facts)
 
 
 def chunk_json(text: str) -> list[Chunk]:
