@@ -110,8 +110,8 @@ def test_server_detection_with_two_mcp_servers():
     assert rules.detect_prefix(list(reversed(both))) == "mcp__context-mode__"
     assert rules.detect_prefix(["mcp__a__ctx_execute", "mcp__b__ctx_execute"]) == "mcp__a__"
     assert rules.detect_prefix(both, "docs") == "mcp__docs__"
-    assert rules.detect_prefix(both, "absent") == ""
-    assert rules.detect_prefix(["mcp__docs__ctx_search"]) == ""
+    assert rules.detect_prefix(both, "absent") is None
+    assert rules.detect_prefix(["mcp__docs__ctx_search"]) is None
     call = payload("web_fetch", {"url": "https://x"}, tools=both, config={"serverName": "docs"})
     assert "mcp__docs__ctx_fetch_and_index" in answer("pre-execute", call)["reason"]
 

@@ -32,7 +32,7 @@ def answer(host_event: str, tool: str, arguments: dict, **extra: object) -> dict
 def test_opencode_names_of_our_tools_are_detected():
     assert rules.detect_prefix(["bash", *TOOLS]) == PREFIX
     assert rules.detect_prefix(TOOLS, "context-mode") == PREFIX
-    assert rules.detect_prefix(["ctx_execute"]) == ""  # bare: no prefix to name tools by
+    assert rules.detect_prefix(["bash"]) is None  # our server is not there: nothing to name
 
 
 def test_curl_is_denied_naming_the_opencode_tool():

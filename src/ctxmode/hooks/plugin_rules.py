@@ -110,16 +110,19 @@ def listed(tool: str, names: frozenset[str]) -> bool:
     return tool in names or (is_shell(tool) and any(is_shell(name) for name in names))
 
 
-def detect_prefix(tool_names: object, server_name: str = "") -> str:
+def detect_prefix(tool_names: object, server_name: str = "") -> str | None:
     """The prefix (`mcp__<server>__`, OpenCode's `<server>_`, ...) of the MCP server
-    offering `ctx_execute`, as the host spells it, else "".
+    offering `ctx_execute`, as the host spells it; "" when the host offers it under its
+    bare name (Pi, whose extension registers our tools itself); None when absent.
 
     With `server_name` set, only a prefix naming that server counts. With several
     candidates, the one named like ours wins, then the first in the host's order.
     """
     if not isinstance(tool_names, list):
-        return ""
+        return None
     suffix = "ctx_execute"
+    if suffix in tool_names and not server_name:
+        return ""
     prefixes = [
         name[: -len(suffix)]
         for name in tool_names
@@ -127,9 +130,9 @@ def detect_prefix(tool_names: object, server_name: str = "") -> str:
     ]
     if server_name:
         named = [p for p in prefixes if p in (f"mcp__{server_name}__", f"{server_name}_")]
-        return named[0] if named else ""
+        return named[0] if named else None
     if not prefixes:
-        return ""
+        return None
     from ctxmode.vocab.toolnames import OWN_SERVER_MARKERS
 
     ours = [p for p in prefixes if any(marker in p.lower() for marker in OWN_SERVER_MARKERS)]
@@ -147,9 +150,9 @@ def applies(event: HookEvent, settings: Settings) -> bool:
     return settings.enabled and (not event.agent_id or settings.intercept_subagent)
 
 
-def pre_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision | None:
+def pre_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> Decision | None:
     """Tier 1: a deny for the call, or None to let it run untouched."""
-    if not applies(event, settings) or not prefix:
+    if not applies(event, settings) or prefix is None:
         return None
     host_tool = host_tool_name(event)
     if listed(host_tool, settings.deny_tools):
@@ -187,7 +190,7 @@ def _deny_tool(event: HookEvent, host_tool: str, prefix: str) -> Decision:
     )
 
 
-def post_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision | None:
+def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> Decision | None:
     """Tier 2: a replace-output decision for an oversized successful result, else None.
 
     `event.tool_output` is the host-free view of what the tool returned (`ToolResult`).
@@ -195,7 +198,7 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str) -> Decision
     result = event.tool_output
     if not isinstance(result, ToolResult) or result.is_error:
         return None  # a failed result passes through exactly as the host made it
-    if not applies(event, settings) or not prefix:
+    if not applies(event, settings) or prefix is None:
         return None
     if not listed(host_tool_name(event), settings.truncate_tools):
         return None
@@ -228,9 +231,9 @@ def _read_note(event: HookEvent, settings: Settings, prefix: str) -> str:
     )
 
 
-def routing_section(prefix: str) -> str:
+def routing_section(prefix: str | None) -> str:
     """The routing block for the system prompt ("" while our server is not detected)."""
-    if not prefix:
+    if prefix is None:
         return ""
     from ctxmode.hooks.routing_block import routing_block, routing_mode
 
@@ -252,11 +255,11 @@ def _capture(event: HookEvent) -> None:
         guarded(capture_tool_call, event)
 
 
-def continuity(event: HookEvent, prefix: str) -> Decision | None:
+def continuity(event: HookEvent, prefix: str | None) -> Decision | None:
     """Session memory: record prompts, snapshot before a compaction, the guide after it."""
     from ctxmode.session.capture import capture_prompt, guarded, pre_compact, session_start
 
-    search_tool = f"{prefix}ctx_search"
+    search_tool = f"{prefix or ''}ctx_search"
     if event.event == ev.USER_PROMPT_SUBMIT:
         guarded(capture_prompt, event, can_show=False)
     elif event.event == ev.PRE_COMPACT:  # the snapshot, for hosts that add it to the compaction

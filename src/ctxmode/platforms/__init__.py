@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "dsh": "ctxmode.platforms.dsh",
     "opencode": "ctxmode.platforms.opencode",
     "kilo": "ctxmode.platforms.kilo",
+    "pi": "ctxmode.platforms.pi",
     "antigravity": "ctxmode.platforms.antigravity",
     "zed": "ctxmode.platforms.zed",
 }

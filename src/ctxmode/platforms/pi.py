@@ -1,0 +1,172 @@
+"""Pi coding agent: an in-process extension forwarding to our Python rules.
+
+Pi loads extensions (`<dir>/index.js`) from `~/.pi/agent/extensions/` and a project's
+`.pi/extensions/`; it has no MCP client, so ours (package data `ctxmode/plugins/pi/`, over
+the shared `bridge.js`) starts `ctxmode serve` and registers our tools under their bare
+names. It sends `tool_call` (a `{deny}` answer blocks the call), `tool_result` (an
+`{output}` answer replaces its content), the prompt, the compaction and the routing
+block's request to `ctxmode hook pi <event>`. The rules are `ctxmode.hooks.plugin_rules`;
+this module only translates.
+
+The shim's payload: `tool`, `input`, `callId`, `sessionId`, `cwd`, `tools` (the tools it
+registered), `config`, and for `after` `result` = `{output, isError, fullOutputPath,
+truncated}`: Pi keeps only the tail of a long shell output and spills all of it to
+`fullOutputPath`.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks.plugin_rules import ToolResult
+from ctxmode.platforms.opencode import render
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import HookEvent
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import canonical_tool_name
+
+PLATFORM_ID = "pi"
+EVENTS = {
+    "before": ev.PRE_TOOL_USE,  # tool_call
+    "after": ev.POST_TOOL_USE,  # tool_result
+    "system": ev.SESSION_START,  # the first `context` of a session: the routing block
+    "prompt": ev.USER_PROMPT_SUBMIT,  # before_agent_start
+    "compacting": ev.PRE_COMPACT,  # session_before_compact
+    "compacted": ev.SESSION_START,  # the first `context` after session_compact: the guide
+}
+# Pi's read takes `path`; the rules read `file_path`.
+ARGUMENT_ALIASES = {"path": "file_path"}
+
+
+def parse_for(platform_id: str):
+    def parse(payload: dict, host_event: str) -> HookEvent:
+        payload = payload if isinstance(payload, dict) else {}
+        canonical = EVENTS.get(host_event, "")
+        arguments = payload.get("input")
+        tool_input = dict(arguments) if isinstance(arguments, dict) else {}
+        for theirs, ours in ARGUMENT_ALIASES.items():
+            if theirs in tool_input and ours not in tool_input:
+                tool_input[ours] = tool_input[theirs]
+        return HookEvent(
+            platform_id,
+            canonical,
+            host_event=host_event,
+            tool=canonical_tool_name(fields.text(payload, "tool")),
+            tool_input=tool_input,
+            tool_output=tool_result(payload.get("result"))
+            if canonical == ev.POST_TOOL_USE
+            else None,
+            session_id=fields.session_id(payload),
+            project_dir=fields.project_dir(payload),
+            prompt=fields.text(payload, "prompt"),
+            source="compact" if host_event == "compacted" else "startup",
+            raw=payload,
+        )
+
+    return parse
+
+
+def tool_result(result: object) -> ToolResult:
+    """What the tool returned; a shell output Pi cut points at the file holding all of it."""
+    result = result if isinstance(result, dict) else {}
+    output = result.get("output")
+    full = result.get("fullOutputPath")
+    return ToolResult(
+        output if isinstance(output, str) else "",
+        is_error=result.get("isError") is True,
+        full_stdout_path=full if isinstance(full, str) and result.get("truncated") is True else "",
+    )
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+EXTENSION_DIR = "ctxmode"  # Pi loads `extensions/<name>/index.js`
+SHIM_FILES = ("index.js", "mcp.js")  # plus the shared bridge.js and the launch file
+
+
+def extensions_dir(project_dir: str) -> str:
+    """Pi's extension folder: the project's `.pi/extensions`, else the agent dir's."""
+    import os
+
+    if project_dir:
+        return os.path.join(project_dir, ".pi", "extensions")
+    agent = os.environ.get("PI_CODING_AGENT_DIR") or os.path.join(
+        os.path.expanduser("~"), ".pi", "agent"
+    )
+    return os.path.join(agent, "extensions")
+
+
+def shim_changes(
+    platform_id: str,
+    shim: str,
+    directory: str,
+    hook_prefix: str,
+    server_command: list[str],
+    remove: bool,
+) -> list:
+    """Our shim's files (`shim` package data, bridge.js, the launch file) in `directory`."""
+    import json
+    import os
+    from importlib.resources import files
+
+    from ctxmode.platforms._install import Change, read_text
+    from ctxmode.platforms.opencode import LAUNCH_FILE, launch_config
+
+    source = files("ctxmode.plugins")
+    wanted = {name: (source / shim / name).read_text(encoding="utf-8") for name in SHIM_FILES}
+    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
+    launch = {**json.loads(launch_config(platform_id, hook_prefix)), "serve": server_command}
+    wanted[LAUNCH_FILE] = json.dumps(launch, indent=2) + "\n"
+    return [
+        Change(path, read_text(path), None if remove else text, owned=True)
+        for name, text in wanted.items()
+        for path in [os.path.join(directory, name)]
+    ]
+
+
+def _installer() -> Installer:
+    def directory(project_dir: str) -> str:
+        import os
+
+        return os.path.join(extensions_dir(project_dir), EXTENSION_DIR)
+
+    def config_paths(project_dir: str = "") -> dict[str, str]:
+        return {"extension": directory(project_dir)}
+
+    def hook_commands(command: str) -> dict[str, str]:
+        from ctxmode.platforms._install import hook_lines
+
+        return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
+
+    def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+        return shim_changes(
+            PLATFORM_ID, "pi", directory(project_dir), hook_prefix, list(server_command), False
+        )
+
+    def uninstall_changes(project_dir: str = "") -> list:
+        return shim_changes(PLATFORM_ID, "pi", directory(project_dir), "", [], True)
+
+    return Installer(
+        scopes=("user", "project"),
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note="Pi loads the ctxmode extension (and with it our ctx_* tools) on its next start.",
+    )
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="Pi",
+    events=EVENTS,
+    parse=parse_for(PLATFORM_ID),
+    render=render,
+    tool_prefix=lambda server: "",  # the extension registers our tools under their own names
+    can_deny=True,
+    can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
+    can_replace_output=True,
+    can_inject_context=True,  # a message at the head of every request
+    plugin_host=True,
+    installer=_installer(),
+    client_names=("ctxmode-pi",),
+)

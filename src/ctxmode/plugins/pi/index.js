@@ -1,0 +1,120 @@
+// ctxmode for the Pi coding agent: a thin extension over ctxmode's Python rules (bridge.js).
+//
+// Pi has no MCP client, so this extension starts `ctxmode serve` itself (mcp.js) and
+// registers each of its tools with `pi.registerTool` under its bare name (`ctx_execute`),
+// before Pi's first request: Pi awaits an async extension factory. Then:
+// tool_call: a `{deny}` answer blocks the call with our reason (`{block, reason}`);
+// tool_result: an `{output}` answer replaces what the model reads (Python answers only for
+// a big successful output, indexed in full first, from `details.fullOutputPath` when Pi
+// cut it); context: the routing block rides as one custom message at the head of every
+// request, leaving the system prompt (and its cache) alone; before_agent_start records the
+// prompt; session_before_compact snapshots the session and the guide joins the routing
+// block after the compaction. Every decision is made in Python; when it fails or is slow
+// the call proceeds untouched and the failure is logged.
+import { createBridge, readLaunch } from './bridge.js'
+import { McpClient } from './mcp.js'
+
+const TIMEOUT_MS = { start: 20000, call: 900000, before: 3000, after: 20000, system: 3000,
+  prompt: 5000, compacting: 20000, compacted: 20000 }
+const DEFAULT_CONFIG = {
+  denyTools: [],
+  truncateTools: ['bash', 'read', 'grep', 'find', 'ls'],
+  maxResultBytes: 20000,
+}
+const MESSAGE_TYPE = 'ctxmode'
+
+function textOf(content) {
+  if (!Array.isArray(content)) return typeof content === 'string' ? content : ''
+  return content.filter((part) => part?.type === 'text').map((part) => part.text).join('\n')
+}
+
+async function registerOurTools(pi, server, log) {
+  let listed = []
+  try {
+    listed = await server.listTools(TIMEOUT_MS.start)
+  } catch (error) {
+    log(`our tools are not available: ${error}`)
+  }
+  for (const tool of listed) {
+    pi.registerTool({
+      name: tool.name,
+      label: tool.title || tool.name,
+      description: tool.description || tool.name,
+      parameters: tool.inputSchema || { type: 'object', properties: {} },
+      async execute(_callId, params) {
+        const result = await server.callTool(tool.name, params, TIMEOUT_MS.call)
+        const content = Array.isArray(result?.content) ? result.content : []
+        if (result?.isError) throw new Error(textOf(content) || `${tool.name} failed`)
+        return { content, details: {} }
+      },
+    })
+  }
+  return listed.map((tool) => tool.name)
+}
+
+export default async function ctxmode(pi) {
+  let launch, bridge
+  try {
+    launch = readLaunch(import.meta.url)
+    bridge = createBridge(launch, launch.hook[launch.hook.length - 1], process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+  } catch (error) {
+    console.warn(`ctxmode: not active (${error}); run \`ctxmode setup pi\` again`)
+    return
+  }
+  const config = { ...DEFAULT_CONFIG, ...(launch.config || {}) }
+  const server = new McpClient(launch.serve, { cwd: process.cwd(), clientName: 'ctxmode-pi', log: bridge.log })
+  const tools = await registerOurTools(pi, server, bridge.log)
+  let routing = null // the routing block, asked once per session
+  let guide = null // the resume guide after a compaction
+  let compacted = false
+
+  const base = (ctx) => ({ sessionId: ctx?.sessionManager?.getSessionId?.() ?? '', cwd: ctx?.cwd || process.cwd(),
+    tools, config })
+
+  pi.on('tool_call', async (event, ctx) => {
+    const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId }
+    const answer = await bridge.ask('before', payload, TIMEOUT_MS.before)
+    if (typeof answer?.deny === 'string') return { block: true, reason: answer.deny }
+  })
+
+  pi.on('tool_result', async (event, ctx) => {
+    const details = event.details && typeof event.details === 'object' ? event.details : {}
+    const result = { output: textOf(event.content), isError: event.isError === true,
+      fullOutputPath: typeof details.fullOutputPath === 'string' ? details.fullOutputPath : '',
+      truncated: details.truncation?.truncated === true }
+    const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId, result }
+    const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
+    if (typeof answer?.output === 'string') return { content: [{ type: 'text', text: answer.output }] }
+  })
+
+  pi.on('before_agent_start', async (event, ctx) => {
+    if (event.prompt) bridge.ask('prompt', { ...base(ctx), prompt: event.prompt }, TIMEOUT_MS.prompt)
+  })
+
+  pi.on('context', async (event, ctx) => {
+    if (routing === null) {
+      const answer = await bridge.ask('system', base(ctx), TIMEOUT_MS.system)
+      routing = typeof answer?.section === 'string' ? answer.section : ''
+    }
+    if (compacted) {
+      compacted = false
+      const answer = await bridge.ask('compacted', base(ctx), TIMEOUT_MS.compacted)
+      guide = typeof answer?.section === 'string' ? answer.section : null
+    }
+    const text = [routing, guide].filter(Boolean).join('\n\n')
+    if (!text || !Array.isArray(event.messages)) return
+    const ours = { role: 'custom', customType: MESSAGE_TYPE, content: text, display: false, timestamp: 0 }
+    return { messages: [ours, ...event.messages] }
+  })
+
+  pi.on('session_before_compact', async (_event, ctx) => {
+    await bridge.ask('compacting', base(ctx), TIMEOUT_MS.compacting)
+  })
+
+  pi.on('session_compact', async () => { compacted = true })
+
+  pi.on('session_shutdown', async () => {
+    server.close()
+    bridge.close()
+  })
+}

@@ -1,0 +1,101 @@
+"""The real Pi coding agent (`pi -p`), offline, with the extension `ctxmode setup pi` wrote.
+
+One scripted session: curl is denied naming a tool the model then calls; a 300 KB output
+(which Pi itself cuts to its last 50 KB, spilling the rest to a file) reaches the model
+as our notice and a line from its middle is found with one ctx_search; small and failed
+outputs arrive as Pi made them; the routing block rides once in every request, outside
+the system prompt. Then `--uninstall` leaves the agent dir as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from support.cli import ctx
+from support.fake_model import Reply, Request, ToolCall, reply
+from support.host_checks import (
+    ROUTING_MARKER,
+    named_tools_exist,
+    offered_our_tools,
+    routing_block_once,
+    tool_named_in,
+)
+from support.hosts import HostWorld, npm_host
+from support.pi_hosts import run_pi, write_models
+
+ANY_OUR_TOOL = r"\bctx_\w+"
+NEEDLE = "NEEDLE-from-the-middle-4242"
+NOTICE_BYTES = 2048
+
+
+def big_log(work: Path) -> None:
+    lines = [
+        f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
+    ]
+    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
+    (work / "big.log").write_text("\n".join(lines) + "\n")
+    assert (work / "big.log").stat().st_size > 290_000
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("bash", {"command": command})
+
+
+FIRST = Reply(tool_calls=[bash("curl -s https://example.com/docs"), bash("cat big.log"),
+                          bash("echo small-output"), bash("ls missing-dir")])  # fmt: skip
+KEYS = ("curl", "big", "small", "failed")
+
+
+def results(request: Request) -> dict[str, str]:
+    return dict(zip(KEYS, request.tool_results()[: len(KEYS)], strict=True))
+
+
+def execute_and_search(request: Request) -> Reply:
+    """What a model does with our deny reason and our notice: call the tools they name."""
+    found = results(request)
+    execute = tool_named_in(found["curl"], r"\bctx_execute\b")
+    search = tool_named_in(found["big"], r"\bctx_search\b")
+    label = re.search(r'source="([^"]+)"', found["big"]).group(1)
+    return Reply(tool_calls=[
+        ToolCall(execute, {"language": "shell", "code": "echo FACT-$((40 + 2))"}),
+        ToolCall(search, {"queries": [NEEDLE], "source": label}),
+    ])  # fmt: skip
+
+
+def test_pi_denies_cuts_and_uninstalls_exactly(world: HostWorld) -> None:
+    npm_host("pi", "pi")
+    big_log(world.work)
+    agent_dir = world.home / ".pi" / "agent"
+    with world.fake_model([FIRST, execute_and_search, reply("done")]) as model:
+        write_models(world, model)
+        before = sorted(str(p.relative_to(agent_dir)) for p in agent_dir.rglob("*"))
+        done = ctx("setup", "pi", cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+        run = run_pi(world, "Look at the logs")
+        assert run.returncode == 0, run.describe()
+
+    first, after_tools, after_ours = model.main_requests[:3]
+    offered_our_tools(first, "{tool}")
+    found = results(after_tools)
+    assert "curl" in found["curl"], found["curl"]
+    named_tools_exist(found["curl"], ANY_OUR_TOOL, after_tools)
+    notice = found["big"]
+    assert len(notice.encode()) <= NOTICE_BYTES, notice
+    assert NEEDLE not in after_tools.text() and "processed batch 3000 " not in after_tools.text()
+    named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
+    assert found["small"].strip() == "small-output"
+    assert "missing-dir" in found["failed"] and "code 2" in found["failed"]
+    executed, searched = after_ours.tool_results()[len(KEYS) :][:2]
+    assert "FACT-42" in executed
+    assert NEEDLE in searched
+    for request in (first, after_tools, after_ours):
+        routing_block_once(request)
+        assert ROUTING_MARKER not in request.system()  # the system prompt stays cacheable
+    named_tools_exist(first.text(), ANY_OUR_TOOL, first)
+
+    undone = ctx("setup", "pi", "--uninstall", cwd=world.work, env=world.env())
+    assert undone.returncode == 0, undone.stderr
+    assert not (agent_dir / "extensions" / "ctxmode").exists()
+    after = {str(p.relative_to(agent_dir)) for p in agent_dir.rglob("*")}
+    assert set(before) <= after and not any(p.startswith("extensions/") for p in after)

@@ -1,0 +1,93 @@
+"""Pi: the extension's payload translated both ways, and `ctxmode setup pi`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ctxmode.hooks import plugin_rules as rules
+from ctxmode.platforms import _install as inst
+from ctxmode.platforms import pi
+from support.cli import ctx
+
+TOOLS = ["ctx_execute", "ctx_search"]  # the extension registers them under bare names
+CONFIG = {"denyTools": [], "truncateTools": ["bash", "read", "grep", "find", "ls"],
+          "maxResultBytes": 20_000}  # fmt: skip
+SERVER = ["/opt/ctx/bin/ctxmode", "serve"]
+HOOK = '/opt/ctx/bin/python -I -S -c "import sys;from ctxmode._hook import main;main(sys.argv[1:])"'
+
+
+def answer(host_event: str, tool: str, arguments: dict, **extra: object) -> dict | None:
+    body = {"tool": tool, "input": arguments, "callId": "c1", "sessionId": "s1",
+            "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG, **extra}  # fmt: skip
+    event = pi.PLATFORM.parse(body, host_event)
+    text = pi.PLATFORM.render(event, rules.handle(event)).stdout
+    return json.loads(text) if text else None
+
+
+def test_bare_tool_names_count_as_our_server():
+    assert rules.detect_prefix(["bash", *TOOLS]) == ""
+    assert rules.detect_prefix(["bash", "read"]) is None
+
+
+def test_curl_is_denied_naming_the_bare_tool():
+    denied = answer("before", "bash", {"command": "curl -s https://example.com"})
+    assert denied is not None and "ctx_execute" in denied["deny"]
+    assert "mcp__" not in denied["deny"] and "context-mode_" not in denied["deny"]
+    assert answer("before", "bash", {"command": "ls"}) is None
+
+
+def test_a_cut_output_is_indexed_from_pis_full_output_file(tmp_path: Path):
+    full = tmp_path / "pi-bash-out.log"
+    lines = [f"line {n} of the build log" for n in range(20_000)]
+    lines[9_000] = "the needle line in the middle"
+    full.write_text("\n".join(lines))
+    tail = "\n".join(lines[-1_500:])
+    result = {"output": tail, "isError": False, "fullOutputPath": str(full), "truncated": True}
+    cut = answer("after", "bash", {"command": "make"}, result=result)
+    assert cut is not None and len(cut["output"].encode()) <= 2048
+    assert "ctx_search" in cut["output"]
+    assert "line 0 of the build log" in cut["output"]  # the head of the file, not of the tail
+    assert pi.tool_result(result).full_stdout_path == str(full)
+    assert pi.tool_result({**result, "truncated": False}).full_stdout_path == ""
+    failed = {**result, "isError": True}
+    assert answer("after", "bash", {"command": "make"}, result=failed) is None
+    small = {"output": "ok\n", "isError": False}
+    assert answer("after", "bash", {"command": "make"}, result=small) is None
+
+
+def test_the_routing_block_names_bare_tools():
+    section = answer("system", "", {})
+    assert section is not None and "<ctxmode_routing>" in section["section"]
+    assert "ctx_execute" in section["section"] and "mcp__" not in section["section"]
+
+
+def test_setup_writes_the_extension_and_uninstall_removes_exactly_it(tmp_path: Path):
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    (agent / "extensions" / "theirs").mkdir(parents=True)
+    (agent / "extensions" / "theirs" / "index.ts").write_text("export default () => {}\n")
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("PI_CODING_AGENT_DIR", None)
+    done = ctx("setup", "pi", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    ours = agent / "extensions" / "ctxmode"
+    assert {p.name for p in ours.iterdir()} == {"index.js", "mcp.js", "bridge.js", "ctxmode.json"}
+    launch = json.loads((ours / "ctxmode.json").read_text())
+    assert launch["hook"][-1] == "pi" and launch["serve"][-1] == "serve"
+    again = ctx("setup", "pi", cwd=tmp_path, env=env)
+    assert "already set up" in again.stdout
+    undone = ctx("setup", "pi", "--uninstall", cwd=tmp_path, env=env)
+    assert undone.returncode == 0, undone.stderr
+    assert not ours.exists() and (agent / "extensions" / "theirs" / "index.ts").exists()
+
+
+def test_project_scope_writes_into_the_projects_pi_dir(tmp_path: Path):
+    changes = pi.PLATFORM.installer.install_changes(HOOK, SERVER, str(tmp_path))
+    assert {Path(c.path).parent for c in changes} == {tmp_path / ".pi" / "extensions" / "ctxmode"}
+    for change in changes:
+        inst.apply(change)
+    assert not any(
+        c.changed for c in pi.PLATFORM.installer.install_changes(HOOK, SERVER, str(tmp_path))
+    )
