@@ -51,12 +51,15 @@ PLUGIN_PAYLOADS = {
         }
         for host in ("opencode", "kilo")
     },
-    "pi": {
-        "tool": "bash",
-        "input": {"command": "ls -la"},
-        "cwd": "/p",
-        "sessionId": "s1",
-        "tools": ["ctx_execute"],  # Pi's extension registers our tools under bare names
+    **{
+        host: {
+            "tool": "bash",
+            "input": {"command": "ls -la"},
+            "cwd": "/p",
+            "sessionId": "s1",
+            "tools": ["ctx_execute"],  # the extension registers our tools under bare names
+        }
+        for host in ("pi", "omp")
     },
 }
 

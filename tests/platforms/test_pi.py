@@ -91,3 +91,23 @@ def test_project_scope_writes_into_the_projects_pi_dir(tmp_path: Path):
     assert not any(
         c.changed for c in pi.PLATFORM.installer.install_changes(HOOK, SERVER, str(tmp_path))
     )
+
+
+def test_a_compaction_snapshots_the_session_and_the_guide_follows():
+    base = {"sessionId": "s9", "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG}
+    event = pi.PLATFORM.parse({**base, "prompt": "fix the flaky upload test"}, "prompt")
+    assert rules.handle(event) is None
+    snapshot = answer("compacting", "", {}, sessionId="s9")
+    assert snapshot is not None and "fix the flaky upload test" in snapshot["section"]
+    guide = answer("compacted", "", {}, sessionId="s9")
+    assert guide is not None and "ctx_search" in guide["section"]
+    assert "fix the flaky upload test" in guide["section"]
+
+
+def test_omp_is_its_own_platform_with_pis_rules(tmp_path: Path):
+    from ctxmode.platforms import load, omp
+
+    assert load("omp") is omp.PLATFORM and omp.PLATFORM.tool_name("ctx_search", "x") == "ctx_search"
+    changes = omp.PLATFORM.installer.install_changes(HOOK, SERVER, str(tmp_path))
+    assert {Path(c.path).parent for c in changes} == {tmp_path / ".omp" / "extensions" / "ctxmode"}
+    assert not any("SYSTEM.md" in c.path for c in changes)  # it would replace OMP's prompt

@@ -1,18 +1,45 @@
-"""Running the real Pi (`pi -p`) offline against a FakeModel: its models file and environment."""
+"""Running the real Pi (`pi -p`) and OMP (`bun dist/cli.js -p`) offline against a FakeModel.
+
+OMP is Pi's fork: same command line, same models file shape (`models.json` for Pi,
+`models.yml` for OMP, which takes JSON as the YAML it is), its own agent dir.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from pathlib import Path
 
 from support.fake_model import FakeModel
 from support.hosts import HostRun, HostWorld, npm_host
 
 MODEL = "fake-model"
+OMP_CLI = ("node_modules", "@oh-my-pi", "pi-coding-agent", "dist", "cli.js")
+
+
+@dataclass
+class Host:
+    id: str  # ours, and its npm install's name under .hosts/
+    agent: str  # its agent dir under HOME
+    models: str  # its models file in the agent dir
+
+    def argv(self) -> list[str]:
+        if self.id == "pi":
+            return [str(npm_host("pi", "pi"))]
+        bun = npm_host("bun", "bun")
+        return [str(bun), str(npm_host("omp", "omp").parents[2].joinpath(*OMP_CLI))]
+
+
+HOSTS = [Host("pi", ".pi/agent", "models.json"), Host("omp", ".omp/agent", "models.yml")]
 OFFLINE = {"PI_OFFLINE": "1", "PI_TELEMETRY": "0"}
 
 
-def write_models(world: HostWorld, model: FakeModel) -> None:
-    """`~/.pi/agent/models.json`: one OpenAI-compatible provider, `fake`, at the fake model."""
+def agent_dir(world: HostWorld, host: Host) -> Path:
+    return world.home / host.agent
+
+
+def write_models(world: HostWorld, host: Host, model: FakeModel) -> None:
+    """The host's models file: one OpenAI-compatible provider, `fake`, at the fake model."""
     provider = {
         "baseUrl": f"{model.url}/v1",
         "api": "openai-completions",
@@ -20,13 +47,11 @@ def write_models(world: HostWorld, model: FakeModel) -> None:
         "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
         "models": [{"id": MODEL, "reasoning": False}],
     }
-    path = world.home / ".pi" / "agent" / "models.json"
+    path = agent_dir(world, host) / host.models
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"providers": {"fake": provider}}, indent=2), encoding="utf-8")
 
 
-def run_pi(world: HostWorld, prompt: str, *extra: str) -> HostRun:
-    binary = npm_host("pi", "pi")
-    command = [binary, "-p", "--mode", "json", "--offline", "--provider", "fake", "--model", MODEL,
-               *extra, prompt]  # fmt: skip
+def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
+    command = [*host.argv(), "-p", "--mode", "json", "--provider", "fake", "--model", MODEL, prompt]
     return world.run(command, env=world.env(**OFFLINE), timeout=300)

@@ -34,6 +34,7 @@ REGISTRY: dict[str, str] = {
     "opencode": "ctxmode.platforms.opencode",
     "kilo": "ctxmode.platforms.kilo",
     "pi": "ctxmode.platforms.pi",
+    "omp": "ctxmode.platforms.omp",
     "antigravity": "ctxmode.platforms.antigravity",
     "zed": "ctxmode.platforms.zed",
 }

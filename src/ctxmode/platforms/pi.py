@@ -83,14 +83,15 @@ EXTENSION_DIR = "ctxmode"  # Pi loads `extensions/<name>/index.js`
 SHIM_FILES = ("index.js", "mcp.js")  # plus the shared bridge.js and the launch file
 
 
-def extensions_dir(project_dir: str) -> str:
-    """Pi's extension folder: the project's `.pi/extensions`, else the agent dir's."""
+def extensions_dir(app: str, project_dir: str) -> str:
+    """The host's extension folder: the project's `.<app>/extensions`, else the agent dir's
+    (`PI_CODING_AGENT_DIR`, which OMP honours too, or `~/.<app>/agent`)."""
     import os
 
     if project_dir:
-        return os.path.join(project_dir, ".pi", "extensions")
+        return os.path.join(project_dir, f".{app}", "extensions")
     agent = os.environ.get("PI_CODING_AGENT_DIR") or os.path.join(
-        os.path.expanduser("~"), ".pi", "agent"
+        os.path.expanduser("~"), f".{app}", "agent"
     )
     return os.path.join(agent, "extensions")
 
@@ -123,11 +124,11 @@ def shim_changes(
     ]
 
 
-def _installer() -> Installer:
+def installer_for(platform_id: str, app: str, note: str) -> Installer:
     def directory(project_dir: str) -> str:
         import os
 
-        return os.path.join(extensions_dir(project_dir), EXTENSION_DIR)
+        return os.path.join(extensions_dir(app, project_dir), EXTENSION_DIR)
 
     def config_paths(project_dir: str = "") -> dict[str, str]:
         return {"extension": directory(project_dir)}
@@ -135,15 +136,15 @@ def _installer() -> Installer:
     def hook_commands(command: str) -> dict[str, str]:
         from ctxmode.platforms._install import hook_lines
 
-        return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
+        return hook_lines(command, platform_id, {name: name for name in EVENTS})
 
     def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
         return shim_changes(
-            PLATFORM_ID, "pi", directory(project_dir), hook_prefix, list(server_command), False
+            platform_id, "pi", directory(project_dir), hook_prefix, list(server_command), False
         )
 
     def uninstall_changes(project_dir: str = "") -> list:
-        return shim_changes(PLATFORM_ID, "pi", directory(project_dir), "", [], True)
+        return shim_changes(platform_id, "pi", directory(project_dir), "", [], True)
 
     return Installer(
         scopes=("user", "project"),
@@ -151,22 +152,34 @@ def _installer() -> Installer:
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
-        note="Pi loads the ctxmode extension (and with it our ctx_* tools) on its next start.",
+        note=note,
     )
 
 
-PLATFORM = Platform(
-    id=PLATFORM_ID,
-    name="Pi",
-    events=EVENTS,
-    parse=parse_for(PLATFORM_ID),
-    render=render,
-    tool_prefix=lambda server: "",  # the extension registers our tools under their own names
-    can_deny=True,
-    can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
-    can_replace_output=True,
-    can_inject_context=True,  # a message at the head of every request
-    plugin_host=True,
-    installer=_installer(),
-    client_names=("ctxmode-pi",),
+def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
+    return Platform(
+        id=platform_id,
+        name=name,
+        events=EVENTS,
+        parse=parse_for(platform_id),
+        render=render,
+        tool_prefix=lambda server: "",  # the extension registers our tools under their own names
+        can_deny=True,
+        can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
+        can_replace_output=True,
+        can_inject_context=True,  # a message at the head of every request
+        plugin_host=True,
+        installer=installer,
+        client_names=(f"ctxmode-{platform_id}",),  # the extension's MCP client
+    )
+
+
+PLATFORM = platform_for(
+    PLATFORM_ID,
+    "Pi",
+    installer_for(
+        PLATFORM_ID,
+        "pi",
+        "Pi loads the ctxmode extension (and with it our ctx_* tools) on its next start.",
+    ),
 )

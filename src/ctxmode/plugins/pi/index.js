@@ -1,24 +1,29 @@
-// ctxmode for the Pi coding agent: a thin extension over ctxmode's Python rules (bridge.js).
+// ctxmode for Pi and OMP (Oh My Pi, Pi's fork with the same extension API): a thin
+// extension over ctxmode's Python rules (bridge.js).
 //
-// Pi has no MCP client, so this extension starts `ctxmode serve` itself (mcp.js) and
-// registers each of its tools with `pi.registerTool` under its bare name (`ctx_execute`),
-// before Pi's first request: Pi awaits an async extension factory. Then:
+// This extension starts `ctxmode serve` itself (mcp.js) and registers each of its tools
+// with `pi.registerTool` under its bare name (`ctx_execute`), before the host's first
+// request, because both hosts await an async extension factory. Pi has no MCP client; OMP
+// has one but waits only 250 ms for servers at start and mounts their tools behind its
+// `xd://` devices, while an extension's tool marked `essential` stays top-level. Then:
 // tool_call: a `{deny}` answer blocks the call with our reason (`{block, reason}`);
 // tool_result: an `{output}` answer replaces what the model reads (Python answers only for
-// a big successful output, indexed in full first, from `details.fullOutputPath` when Pi
-// cut it); context: the routing block rides as one custom message at the head of every
+// a big successful output, indexed in full first, from the file where the host keeps
+// what it cut: Pi's `details.fullOutputPath`, OMP's `artifact://N`); context: the routing block rides as one custom message at the head of every
 // request, leaving the system prompt (and its cache) alone; before_agent_start records the
 // prompt; session_before_compact snapshots the session and the guide joins the routing
 // block after the compaction. Every decision is made in Python; when it fails or is slow
 // the call proceeds untouched and the failure is logged.
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { createBridge, readLaunch } from './bridge.js'
 import { McpClient } from './mcp.js'
 
-const TIMEOUT_MS = { start: 20000, call: 900000, before: 3000, after: 20000, system: 3000,
+const TIMEOUT_MS = { start: 60000, call: 900000, before: 3000, after: 20000, system: 3000,
   prompt: 5000, compacting: 20000, compacted: 20000 }
 const DEFAULT_CONFIG = {
   denyTools: [],
-  truncateTools: ['bash', 'read', 'grep', 'find', 'ls'],
+  truncateTools: ['bash', 'read', 'grep', 'find', 'ls', 'glob'],
   maxResultBytes: 20000,
 }
 const MESSAGE_TYPE = 'ctxmode'
@@ -26,6 +31,18 @@ const MESSAGE_TYPE = 'ctxmode'
 function textOf(content) {
   if (!Array.isArray(content)) return typeof content === 'string' ? content : ''
   return content.filter((part) => part?.type === 'text').map((part) => part.text).join('\n')
+}
+
+// The file holding the whole output when the host showed only part of it, else ''.
+function fullOutputPath(details, ctx) {
+  if (typeof details.fullOutputPath === 'string') return details.fullOutputPath // Pi
+  const id = details.meta?.truncation?.artifactId // OMP: `<session>/<id>.<tool>.log`
+  if (typeof id !== 'string' || !/^\d+$/.test(id)) return ''
+  try {
+    const dir = ctx.sessionManager.getArtifactsDir()
+    const name = readdirSync(dir).find((file) => file.startsWith(`${id}.`) && file.endsWith('.log'))
+    return name ? join(dir, name) : ''
+  } catch { return '' }
 }
 
 async function registerOurTools(pi, server, log) {
@@ -41,6 +58,7 @@ async function registerOurTools(pi, server, log) {
       label: tool.title || tool.name,
       description: tool.description || tool.name,
       parameters: tool.inputSchema || { type: 'object', properties: {} },
+      loadMode: 'essential', // OMP: top-level, not behind an xd:// device
       async execute(_callId, params) {
         const result = await server.callTool(tool.name, params, TIMEOUT_MS.call)
         const content = Array.isArray(result?.content) ? result.content : []
@@ -56,13 +74,14 @@ export default async function ctxmode(pi) {
   let launch, bridge
   try {
     launch = readLaunch(import.meta.url)
-    bridge = createBridge(launch, launch.hook[launch.hook.length - 1], process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+    bridge = createBridge(launch, launch.hook.at(-1), process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
   } catch (error) {
-    console.warn(`ctxmode: not active (${error}); run \`ctxmode setup pi\` again`)
+    console.warn(`ctxmode: not active (${error}); run \`ctxmode setup pi\` (or omp) again`)
     return
   }
   const config = { ...DEFAULT_CONFIG, ...(launch.config || {}) }
-  const server = new McpClient(launch.serve, { cwd: process.cwd(), clientName: 'ctxmode-pi', log: bridge.log })
+  const platform = launch.hook.at(-1)
+  const server = new McpClient(launch.serve, { cwd: process.cwd(), clientName: `ctxmode-${platform}`, log: bridge.log })
   const tools = await registerOurTools(pi, server, bridge.log)
   let routing = null // the routing block, asked once per session
   let guide = null // the resume guide after a compaction
@@ -79,9 +98,9 @@ export default async function ctxmode(pi) {
 
   pi.on('tool_result', async (event, ctx) => {
     const details = event.details && typeof event.details === 'object' ? event.details : {}
-    const result = { output: textOf(event.content), isError: event.isError === true,
-      fullOutputPath: typeof details.fullOutputPath === 'string' ? details.fullOutputPath : '',
-      truncated: details.truncation?.truncated === true }
+    const full = fullOutputPath(details, ctx)
+    const result = { output: textOf(event.content), isError: event.isError === true, fullOutputPath: full,
+      truncated: Boolean(full) }
     const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId, result }
     const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
     if (typeof answer?.output === 'string') return { content: [{ type: 'text', text: answer.output }] }
