@@ -1,6 +1,7 @@
-"""OpenCode/Kilo plugin benchmark: what the model receives with and without it, and its cost.
+"""Plugin-host benchmark (OpenCode, Kilo, Pi, OMP): what the model receives with and without
+ctxmode's plugin, and its cost.
 
-Run: `.venv/bin/python bench/plugins.py [--host kilo] [--calls 200]` (needs
+Run: `.venv/bin/python bench/plugins.py [--host kilo|pi|omp] [--calls 200]` (needs
 `.ci/install-hosts` to have installed the host; `--skip-host` for the latency part only).
 
 1. Bytes. The real host (`opencode run`), offline against the fake model, runs one
@@ -12,9 +13,10 @@ Run: `.venv/bin/python bench/plugins.py [--host kilo] [--calls 200]` (needs
    by the one `ctx_search(queries, source: label)` the model is scripted to call for it.
    Target: >= 90% fewer bytes, every needle reachable.
 2. Latency added per tool call: our plugin module itself under Node (the host calls
-   exactly these functions) handles a stream of ordinary calls (`tool.execute.before`
-   of `ls`, `tool.execute.after` of a small output). Baseline in the same run: the same
-   stream through a no-op plugin. Target: p50 <= 25 ms added per call.
+   exactly these functions) handles a stream of ordinary calls (before: `ls`; after: a
+   small output; OpenCode's `tool.execute.before/after`, Pi's and OMP's `tool_call` /
+   `tool_result`). Baseline in the same run: the same stream through a no-op plugin.
+   Target: p50 <= 25 ms added per call.
 Exit code is always 0: a benchmark, not a gate.
 """
 
@@ -41,26 +43,41 @@ from dsh import make_inputs  # noqa: E402  (the same inputs and needles as DSH's
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
 from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E402
+from support.pi_hosts import HOSTS as PI_HOSTS  # noqa: E402
+from support.pi_hosts import Host as PiHost  # noqa: E402
+from support.pi_hosts import run_host as run_pi_host  # noqa: E402
+from support.pi_hosts import write_models  # noqa: E402
 
 KEYS = ("log", "tests", "git-log", "read")
-PLUGIN_JS = REPO / "src" / "ctxmode" / "plugins" / "opencode" / "index.js"
-BRIDGE_JS = REPO / "src" / "ctxmode" / "plugins" / "bridge.js"
+PLUGINS = REPO / "src" / "ctxmode" / "plugins"
+BRIDGE_JS = PLUGINS / "bridge.js"
 
 
-def first_turn(work: Path) -> Reply:
+def first_turn(work: Path, read_path: str = "filePath") -> Reply:
+    """`read_path`: the read tool's path argument (OpenCode `filePath`, Pi and OMP `path`)."""
     python = sys.executable
     calls = [
         ("bash", {"command": "cat big.log", "description": "show the log"}),
         ("bash", {"command": f"{python} -m pytest -v -p no:cacheprovider suite",
                   "description": "run the tests"}),
         ("bash", {"command": f"git -C {REPO} log --stat", "description": "history"}),
-        ("read", {"filePath": str(work / "data.csv")}),
+        ("read", {read_path: str(work / "data.csv")}),
     ]  # fmt: skip
     return Reply(tool_calls=[ToolCall(name, dict(args)) for name, args in calls])
 
 
 def results(request: Request) -> list[str]:
-    return request.tool_results()
+    """Tool results in the order of the first turn's calls (OMP sends them in the order
+    they finished), then the rest."""
+    messages = request.body.get("messages") or []
+    calls = next((m["tool_calls"] for m in messages if m.get("tool_calls")), [])
+    rank = {call["id"]: n for n, call in enumerate(calls)}
+    texts = request.tool_results()
+    ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
+    if len(ids) != len(texts):
+        return texts
+    order = sorted(range(len(texts)), key=lambda n: rank.get(ids[n], len(calls) + n))
+    return [texts[n] for n in order]
 
 
 def search_turn(needles: dict[str, str]):
@@ -70,7 +87,7 @@ def search_turn(needles: dict[str, str]):
         calls = []
         for key, text in zip(KEYS, results(request)[: len(KEYS)], strict=True):
             label = re.search(r'source="([^"]+)"', text)
-            name = re.search(r"[\w-]+_ctx_search\b", text)
+            name = re.search(r"[\w-]*ctx_search\b", text)
             if label and name and needles[key] not in text:
                 calls.append(
                     ToolCall(name.group(0), {"queries": [needles[key]], "source": label.group(1)})
@@ -80,30 +97,40 @@ def search_turn(needles: dict[str, str]):
     return turn
 
 
-def session(world: HostWorld, host: Host, turns: list, with_plugin: bool) -> list[Request]:
-    config = world.home / ".config" / host.config
+def session(
+    world: HostWorld, host: Host | PiHost, turns: list, with_plugin: bool
+) -> list[Request]:
     with world.fake_model(turns) as model:
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(json.dumps(host_config(model, host), indent=2) + "\n")
+        if isinstance(host, PiHost):
+            write_models(world, host, model)
+        else:
+            config = world.home / ".config" / host.config
+            config.parent.mkdir(parents=True, exist_ok=True)
+            config.write_text(json.dumps(host_config(model, host), indent=2) + "\n")
         if with_plugin:
             done = subprocess.run([sys.executable, "-m", "ctxmode", "setup", host.id], cwd=world.work,
                                   env=world.env(), capture_output=True, text=True, check=False)  # fmt: skip
             if done.returncode:
                 raise SystemExit(f"setup failed: {done.stderr}")
-        run = run_host(world, host, "do the task")
+        if isinstance(host, PiHost):
+            run = run_pi_host(world, host, "do the task")
+        else:
+            run = run_host(world, host, "do the task")
     if run.returncode:
         raise SystemExit(run.describe())
     return model.main_requests
 
 
-def bytes_part(root: Path, netns: str | None, host: Host) -> None:
+def bytes_part(root: Path, netns: str | None, host: Host | PiHost) -> None:
     world = HostWorld(root, netns)
     needles = make_inputs(world.work)
-    native = session(world, host, [first_turn(world.work), reply("done")], with_plugin=False)
+    read_path = "path" if isinstance(host, PiHost) else "filePath"
+    turn = first_turn(world.work, read_path)
+    native = session(world, host, [turn, reply("done")], with_plugin=False)
     baseline = results(native[1])[: len(KEYS)]
-    ours = session(world, host, [first_turn(world.work), search_turn(needles), reply("done")], True)
+    ours = session(world, host, [turn, search_turn(needles), reply("done")], True)
     adapted = results(ours[1])[: len(KEYS)]
-    searched = iter(results(ours[2])[len(KEYS) :] if len(ours) > 2 else [])
+    searched = results(ours[2])[len(KEYS) :] if len(ours) > 2 else []  # any order (OMP's)
     print(f"{host.id}: {'call':8} {'native B':>10} {'ctxmode B':>10} {'saved':>7}  needle")
     total_native = total_ours = reachable = 0
     for key, mine, theirs in zip(KEYS, adapted, baseline, strict=True):
@@ -113,7 +140,8 @@ def bytes_part(root: Path, netns: str | None, host: Host) -> None:
         if needles[key] in mine:
             where = "in the result"
         elif 'source="' in mine:
-            where = "one ctx_search" if needles[key] in next(searched, "") else "NOT FOUND"
+            found = any(needles[key] in text for text in searched)
+            where = "one ctx_search" if found else "NOT FOUND"
         else:
             where = "NOT FOUND"
         reachable += where != "NOT FOUND"
@@ -125,20 +153,42 @@ def bytes_part(root: Path, netns: str | None, host: Host) -> None:
           "(target >= 90% fewer bytes, all needles)")  # fmt: skip
 
 
-NODE_TIMER = r"""
+# The calls as each plugin API makes them: `stream(name, make)` yields before/after.
+OPENCODE_CALLS = r"""
 const plugins = { ours: (await import(%(plugin)s)).CtxmodePlugin, none: async () => ({}) }
 const client = { mcp: { status: async () => ({ data: { 'context-mode': { status: 'connected' } } }) } }
-const n = %(n)d
-const out = {}
-for (const [name, make] of Object.entries(plugins)) {
+async function stream(make) {
   const hooks = await make({ client, directory: %(work)s })
   const before = hooks['tool.execute.before'] || (async () => {})
   const after = hooks['tool.execute.after'] || (async () => {})
-  const call = async (i) => {
+  return async (i) => {
     const input = { tool: 'bash', sessionID: 'bench', callID: `c${i}`, args: { command: 'ls' } }
     if (i %% 2) await after(input, { title: '', output: 'file-a\nfile-b\n', metadata: { exit: 0 } })
     else await before(input, { args: { command: 'ls', description: 'd' } })
   }
+}
+"""
+PI_CALLS = r"""
+const plugins = { ours: (await import(%(plugin)s)).default, none: async () => {} }
+async function stream(make) {
+  const handlers = {}
+  await make({ on: (name, handler) => { handlers[name] = handler }, registerTool: () => {} })
+  const ctx = { cwd: %(work)s, sessionManager: { getSessionId: () => 'bench' } }
+  const before = handlers.tool_call || (async () => {})
+  const after = handlers.tool_result || (async () => {})
+  return async (i) => {
+    const call = { toolName: 'bash', toolCallId: `c${i}`, input: { command: 'ls' } }
+    if (i %% 2) await after({ ...call, content: [{ type: 'text', text: 'file-a\nfile-b\n' }], details: {},
+      isError: false }, ctx)
+    else await before(call, ctx)
+  }
+}
+"""
+NODE_TIMER = r"""
+const n = %(n)d
+const out = {}
+for (const [name, make] of Object.entries(plugins)) {
+  const call = await stream(make)
   await call(0)  // start-up is paid once per host start
   const times = []
   for (let i = 0; i < n; i++) {
@@ -153,15 +203,20 @@ process.exit(0)
 """
 
 
-def latency_part(root: Path, n: int) -> None:
+def latency_part(root: Path, n: int, host_id: str) -> None:
     plugin = root / "plugin"
     plugin.mkdir(parents=True)
-    shutil.copy(PLUGIN_JS, plugin / "index.js")
+    shim = "pi" if host_id in ("pi", "omp") else "opencode"
+    for source in (PLUGINS / shim).glob("*.js"):
+        shutil.copy(source, plugin / source.name)
     shutil.copy(BRIDGE_JS, plugin / "bridge.js")
-    (plugin / "ctxmode.json").write_text(opencode.launch_config("opencode", fast_hook_prefix()))
+    launch = json.loads(opencode.launch_config(host_id, fast_hook_prefix()))
+    launch["serve"] = [sys.executable, "-m", "ctxmode", "serve"]  # Pi and OMP: our tools
+    (plugin / "ctxmode.json").write_text(json.dumps(launch))
     script = root / "timer.mjs"
-    script.write_text(NODE_TIMER % {"plugin": json.dumps((plugin / "index.js").as_uri()),
-                                    "work": json.dumps(str(root)), "n": n})  # fmt: skip
+    calls = PI_CALLS if shim == "pi" else OPENCODE_CALLS
+    script.write_text((calls + NODE_TIMER) % {"plugin": json.dumps((plugin / "index.js").as_uri()),
+                                              "work": json.dumps(str(root)), "n": n})  # fmt: skip
     env = {**os.environ, "CTXMODE_DIR": str(root / "data")}
     done = subprocess.run(
         ["node", str(script)], capture_output=True, text=True, env=env, check=False
@@ -184,20 +239,20 @@ def latency_part(root: Path, n: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--host", choices=[host.id for host in HOSTS], default="opencode")
+    every = [*HOSTS, *PI_HOSTS]
+    parser.add_argument("--host", choices=[host.id for host in every], default="opencode")
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--skip-host", action="store_true", help="latency part only")
     args = parser.parse_args()
-    host = next(host for host in HOSTS if host.id == args.host)
+    host = next(host for host in every if host.id == args.host)
     root = Path(tempfile.mkdtemp(prefix="ctxmode-bench-plugins-"))
     try:
         if not args.skip_host:
-            binary = HOSTS_DIR / "npm" / host.id / "node_modules" / ".bin" / host.binary
-            if not binary.exists():
-                raise SystemExit(f"{host.id} is not installed at {binary}: run .ci/install-hosts")
+            if not (HOSTS_DIR / "npm" / host.id / ".pinned").exists():
+                raise SystemExit(f"{host.id} is not installed: run .ci/install-hosts")
             with offline_netns() as netns:
                 bytes_part(root / "host", netns, host)
-        latency_part(root / "latency", args.calls)
+        latency_part(root / "latency", args.calls, host.id)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

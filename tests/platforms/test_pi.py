@@ -111,3 +111,27 @@ def test_omp_is_its_own_platform_with_pis_rules(tmp_path: Path):
     changes = omp.PLATFORM.installer.install_changes(HOOK, SERVER, str(tmp_path))
     assert {Path(c.path).parent for c in changes} == {tmp_path / ".omp" / "extensions" / "ctxmode"}
     assert not any("SYSTEM.md" in c.path for c in changes)  # it would replace OMP's prompt
+
+
+def test_a_host_cut_output_under_the_limit_is_cut_when_its_whole_is_over(tmp_path: Path):
+    full = tmp_path / "0.bash.log"  # OMP shows ~8 KB and keeps the rest as an artifact
+    full.write_text("".join(f"row {n} of the git log\n" for n in range(3_000)))
+    shown = {"output": "row 2999 of the git log\n" * 300, "isError": False,
+             "fullOutputPath": str(full), "truncated": True}  # fmt: skip
+    assert len(shown["output"]) < CONFIG["maxResultBytes"] < full.stat().st_size
+    cut = answer("after", "bash", {"command": "git log"}, result=shown)
+    assert cut is not None and "row 0 of the git log" in cut["output"]
+    full.unlink()  # the file is gone: judged by what was shown, which is under the limit
+    assert answer("after", "bash", {"command": "git log"}, result=shown) is None
+
+
+def test_a_command_that_exited_non_zero_is_an_exit_code_not_a_failed_tool():
+    log = "\n".join(f"FAILED tests/test_{n}.py::test_upload - AssertionError" for n in range(900))
+    ran = {"output": f"{log}\n\nCommand exited with code 1", "isError": True}
+    found = pi.tool_result(ran)
+    assert (found.is_error, found.exit_code) == (False, 1)
+    cut = answer("after", "bash", {"command": "pytest"}, result=ran)
+    assert cut is not None and "exit 1" in cut["output"] and "FAILED tests/test_" in cut["output"]
+    timed_out = {"output": f"{log}\n\nCommand timed out after 5 seconds", "isError": True}
+    assert pi.tool_result(timed_out).is_error
+    assert answer("after", "bash", {"command": "pytest"}, result=timed_out) is None

@@ -38,20 +38,32 @@ def agent_dir(world: HostWorld, host: Host) -> Path:
     return world.home / host.agent
 
 
-def write_models(world: HostWorld, host: Host, model: FakeModel) -> None:
+def write_models(world: HostWorld, host: Host, model: FakeModel, context_window: int = 0) -> None:
     """The host's models file: one OpenAI-compatible provider, `fake`, at the fake model."""
+    window = {"contextWindow": context_window} if context_window else {}
     provider = {
         "baseUrl": f"{model.url}/v1",
         "api": "openai-completions",
         "apiKey": "fake-key",
         "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-        "models": [{"id": MODEL, "reasoning": False}],
+        "models": [{"id": MODEL, "reasoning": False, **window}],
     }
     path = agent_dir(world, host) / host.models
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"providers": {"fake": provider}}, indent=2), encoding="utf-8")
 
 
-def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
-    command = [*host.argv(), "-p", "--mode", "json", "--provider", "fake", "--model", MODEL, prompt]
+def run_host(world: HostWorld, host: Host, *prompts: str) -> HostRun:
+    """One `-p` run; each prompt is a user message, answered in turn."""
+    command = [
+        *host.argv(),
+        "-p",
+        "--mode",
+        "json",
+        "--provider",
+        "fake",
+        "--model",
+        MODEL,
+        *prompts,
+    ]
     return world.run(command, env=world.env(**OFFLINE), timeout=300)

@@ -202,12 +202,24 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return None
     if not listed(host_tool_name(event), settings.truncate_tools):
         return None
-    if len(result.text.encode("utf-8", "surrogatepass")) <= settings.max_result_bytes:
+    if _whole_size(result) <= settings.max_result_bytes:
         return None
     from ctxmode.hooks.cut_output import cut
 
     note = _read_note(event, settings, prefix)
     return cut(event, result, prefix, host_tool_name(event), note=note)
+
+
+def _whole_size(result: ToolResult) -> int:
+    """The bytes of the whole output: a host that cut it (OMP keeps ~8 KB) may show the
+    model less than our limit while the rest sits in its file, out of ctx_search's reach."""
+    shown = len(result.text.encode("utf-8", "surrogatepass"))
+    if not result.full_stdout_path:
+        return shown
+    try:
+        return max(shown, os.path.getsize(result.full_stdout_path))
+    except OSError:
+        return shown
 
 
 def _read_note(event: HookEvent, settings: Settings, prefix: str) -> str:

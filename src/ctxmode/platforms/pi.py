@@ -33,6 +33,7 @@ EVENTS = {
     "compacting": ev.PRE_COMPACT,  # session_before_compact
     "compacted": ev.SESSION_START,  # the first `context` after session_compact: the guide
 }
+EXIT_LINE = "Command exited with code "  # Pi's and OMP's last line after a non-zero exit
 # Pi's read takes `path`; the rules read `file_path`.
 ARGUMENT_ALIASES = {"path": "file_path"}
 
@@ -66,15 +67,29 @@ def parse_for(platform_id: str):
 
 
 def tool_result(result: object) -> ToolResult:
-    """What the tool returned; a shell output Pi cut points at the file holding all of it."""
+    """What the tool returned; a shell output the host cut points at the file holding all
+    of it. A command that ran and exited non-zero is an exit code, as on every other host
+    (Pi and OMP flag it as a failed tool), so its big output is cut like any other, its
+    error lines and exit code kept; a tool that failed to run stays a failure."""
     result = result if isinstance(result, dict) else {}
     output = result.get("output")
+    text = output if isinstance(output, str) else ""
     full = result.get("fullOutputPath")
+    failed = result.get("isError") is True
+    code = exit_code(text) if failed else None
     return ToolResult(
-        output if isinstance(output, str) else "",
-        is_error=result.get("isError") is True,
+        text,
+        is_error=failed and code is None,
+        exit_code=code,
         full_stdout_path=full if isinstance(full, str) and result.get("truncated") is True else "",
     )
+
+
+def exit_code(text: str) -> int | None:
+    """N when `text` ends with the host's "Command exited with code N" line, else None."""
+    last = text.rstrip().rpartition("\n")[2]
+    number = last[len(EXIT_LINE) :]
+    return int(number) if last.startswith(EXIT_LINE) and number.isdigit() else None
 
 
 # --------------------------------------------------------------- installer (off the hook path)

@@ -10,6 +10,7 @@ request, outside the system prompt. Then `--uninstall` leaves the agent dir as i
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -111,3 +112,28 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
     assert not (agent / "extensions" / "ctxmode").exists()
     after = {str(p.relative_to(agent)) for p in agent.rglob("*")}
     assert set(before) <= after and not any(p.startswith("extensions/") for p in after)
+
+
+def test_pi_compaction_brings_back_the_session_guide(world: HostWorld) -> None:
+    """A tiny context window makes Pi compact after the first prompt; the request of the
+    second carries our guide (with the first prompt in it) and the routing block, once."""
+    host = HOSTS[0]
+    host.argv()
+    agent = agent_dir(world, host)
+    turns = [Reply(tool_calls=[bash("echo step-one-done")]), reply("done"), reply("continued")]
+    with world.fake_model(turns) as model:
+        write_models(world, host, model, context_window=20_000)
+        settings = {"compaction": {"reserveTokens": 19_950, "keepRecentTokens": 10}}
+        (agent / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        done = ctx("setup", host.id, cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+        run = run_host(world, host, "fix the flaky upload test", "now continue")
+        assert run.returncode == 0, run.describe()
+
+    compacted = [e for e in run.events() if e.get("type") == "compaction_end" and e.get("result")]
+    assert compacted, run.describe()
+    resumed = model.main_requests[-1]
+    assert resumed.text().count("<session_guide") == 1
+    assert "fix the flaky upload test" in resumed.text().split("<session_guide", 1)[1]
+    routing_block_once(resumed)
+    assert "<session_guide" not in resumed.system()

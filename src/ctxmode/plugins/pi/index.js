@@ -15,7 +15,7 @@
 // block after the compaction. Every decision is made in Python; when it fails or is slow
 // the call proceeds untouched and the failure is logged.
 import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createBridge, readLaunch } from './bridge.js'
 import { McpClient } from './mcp.js'
 
@@ -34,9 +34,12 @@ function textOf(content) {
 }
 
 // The file holding the whole output when the host showed only part of it, else ''.
-function fullOutputPath(details, ctx) {
-  if (typeof details.fullOutputPath === 'string') return details.fullOutputPath // Pi
-  const id = details.meta?.truncation?.artifactId // OMP: `<session>/<id>.<tool>.log`
+function fullOutputPath(event, details, text, ctx) {
+  if (typeof details.fullOutputPath === 'string') return details.fullOutputPath // Pi's shell
+  const read = event.toolName === 'read' && typeof event.input?.path === 'string'
+  if (read && details.truncation?.truncated === true) return resolve(ctx?.cwd || process.cwd(), event.input.path)
+  // OMP: `[raw output: artifact://N]` in the text, the file `<session dir>/N.<tool>.log`
+  const id = details.meta?.truncation?.artifactId ?? [...text.matchAll(/artifact:\/\/(\d+)/g)].at(-1)?.[1]
   if (typeof id !== 'string' || !/^\d+$/.test(id)) return ''
   try {
     const dir = ctx.sessionManager.getArtifactsDir()
@@ -98,9 +101,9 @@ export default async function ctxmode(pi) {
 
   pi.on('tool_result', async (event, ctx) => {
     const details = event.details && typeof event.details === 'object' ? event.details : {}
-    const full = fullOutputPath(details, ctx)
-    const result = { output: textOf(event.content), isError: event.isError === true, fullOutputPath: full,
-      truncated: Boolean(full) }
+    const output = textOf(event.content)
+    const full = fullOutputPath(event, details, output, ctx)
+    const result = { output, isError: event.isError === true, fullOutputPath: full, truncated: Boolean(full) }
     const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId, result }
     const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
     if (typeof answer?.output === 'string') return { content: [{ type: 'text', text: answer.output }] }
