@@ -11,6 +11,7 @@ from pathlib import Path
 from support.fake_model import Reply, Request, call
 
 ROUTING_MARKER = "<ctxmode_routing>"
+NEEDLE = "NEEDLE-from-the-middle-4242"
 OUR_TOOLS = (
     "ctx_batch_execute",
     "ctx_execute",
@@ -80,3 +81,13 @@ def tallied_events(platform_id: str, home: Path) -> set[str]:
             lines = log.read_text(encoding="utf-8").splitlines()
             calls += [json.loads(line) for line in lines if line.strip()]
     return {call["ev"] for call in calls if call.get("host") == platform_id}
+
+
+def big_log(work: Path) -> None:
+    """`work/big.log`: about 300 KB of log lines with NEEDLE on one line in the middle."""
+    lines = [
+        f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
+    ]
+    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
+    (work / "big.log").write_text("\n".join(lines) + "\n")
+    assert (work / "big.log").stat().st_size > 290_000

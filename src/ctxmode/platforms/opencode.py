@@ -36,13 +36,18 @@ EVENTS = {
 ARGUMENT_ALIASES = {"filePath": "file_path"}
 
 
-def parse_for(platform_id: str):
+def parse_for(platform_id: str, aliases: dict[str, str] | None = None, read_result=None):
+    """The shim payload's parser for `platform_id`; Pi's shim sends the same shape, with
+    its own argument `aliases` and its own `read_result` (what the tool returned)."""
+    aliases = ARGUMENT_ALIASES if aliases is None else aliases
+    read_result = tool_result if read_result is None else read_result
+
     def parse(payload: dict, host_event: str) -> HookEvent:
         payload = payload if isinstance(payload, dict) else {}
         canonical = EVENTS.get(host_event, "")
         arguments = payload.get("input")
         tool_input = dict(arguments) if isinstance(arguments, dict) else {}
-        for theirs, ours in ARGUMENT_ALIASES.items():
+        for theirs, ours in aliases.items():
             if theirs in tool_input and ours not in tool_input:
                 tool_input[ours] = tool_input[theirs]
         return HookEvent(
@@ -51,7 +56,7 @@ def parse_for(platform_id: str):
             host_event=host_event,
             tool=canonical_tool_name(fields.text(payload, "tool")),
             tool_input=tool_input,
-            tool_output=tool_result(payload.get("result"))
+            tool_output=read_result(payload.get("result"))
             if canonical == ev.POST_TOOL_USE
             else None,
             session_id=fields.session_id(payload),

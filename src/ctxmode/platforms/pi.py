@@ -10,60 +10,25 @@ this module only translates.
 
 The shim's payload: `tool`, `input`, `callId`, `sessionId`, `cwd`, `tools` (the tools it
 registered), `config`, and for `after` `result` = `{output, isError, fullOutputPath,
-truncated}`: Pi keeps only the tail of a long shell output and spills all of it to
-`fullOutputPath`.
+truncated}`: `fullOutputPath` is the file holding the whole output when the host showed
+part of it (Pi's spilled shell output, OMP's `artifact://N`, a truncated read's file).
 """
 
 from __future__ import annotations
 
 from ctxmode.hooks.plugin_rules import ToolResult
-from ctxmode.platforms.opencode import render
-from ctxmode.vocab import event as ev
-from ctxmode.vocab import fields
-from ctxmode.vocab.event import HookEvent
+from ctxmode.platforms import opencode
 from ctxmode.vocab.platform import Installer, Platform
-from ctxmode.vocab.toolnames import canonical_tool_name
 
 PLATFORM_ID = "pi"
-EVENTS = {
-    "before": ev.PRE_TOOL_USE,  # tool_call
-    "after": ev.POST_TOOL_USE,  # tool_result
-    "system": ev.SESSION_START,  # the first `context` of a session: the routing block
-    "prompt": ev.USER_PROMPT_SUBMIT,  # before_agent_start
-    "compacting": ev.PRE_COMPACT,  # session_before_compact
-    "compacted": ev.SESSION_START,  # the first `context` after session_compact: the guide
-}
-EXIT_LINE = "Command exited with code "  # Pi's and OMP's last line after a non-zero exit
-# Pi's read takes `path`; the rules read `file_path`.
+# The shim sends OpenCode's event names: `before` (tool_call), `after` (tool_result),
+# `system` (the first `context` of a session: the routing block), `prompt`
+# (before_agent_start), `compacting` (session_before_compact) and `compacted` (the first
+# `context` after session_compact: the guide).
+EVENTS = opencode.EVENTS
+# Pi's and OMP's read takes `path`; the rules read `file_path`.
 ARGUMENT_ALIASES = {"path": "file_path"}
-
-
-def parse_for(platform_id: str):
-    def parse(payload: dict, host_event: str) -> HookEvent:
-        payload = payload if isinstance(payload, dict) else {}
-        canonical = EVENTS.get(host_event, "")
-        arguments = payload.get("input")
-        tool_input = dict(arguments) if isinstance(arguments, dict) else {}
-        for theirs, ours in ARGUMENT_ALIASES.items():
-            if theirs in tool_input and ours not in tool_input:
-                tool_input[ours] = tool_input[theirs]
-        return HookEvent(
-            platform_id,
-            canonical,
-            host_event=host_event,
-            tool=canonical_tool_name(fields.text(payload, "tool")),
-            tool_input=tool_input,
-            tool_output=tool_result(payload.get("result"))
-            if canonical == ev.POST_TOOL_USE
-            else None,
-            session_id=fields.session_id(payload),
-            project_dir=fields.project_dir(payload),
-            prompt=fields.text(payload, "prompt"),
-            source="compact" if host_event == "compacted" else "startup",
-            raw=payload,
-        )
-
-    return parse
+EXIT_LINE = "Command exited with code "  # Pi's and OMP's last line after a non-zero exit
 
 
 def tool_result(result: object) -> ToolResult:
@@ -176,8 +141,8 @@ def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
         id=platform_id,
         name=name,
         events=EVENTS,
-        parse=parse_for(platform_id),
-        render=render,
+        parse=opencode.parse_for(platform_id, ARGUMENT_ALIASES, tool_result),
+        render=opencode.render,
         tool_prefix=lambda server: "",  # the extension registers our tools under their own names
         can_deny=True,
         can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from support.cli import ctx
 from support.fake_model import Reply, Request, ToolCall, reply
 from support.host_checks import (
+    NEEDLE,
     ROUTING_MARKER,
+    big_log,
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
@@ -29,17 +30,7 @@ from support.hosts import HostWorld
 from support.pi_hosts import HOSTS, Host, agent_dir, run_host, write_models
 
 ANY_OUR_TOOL = r"\bctx_\w+"
-NEEDLE = "NEEDLE-from-the-middle-4242"
 NOTICE_BYTES = 2048
-
-
-def big_log(work: Path) -> None:
-    lines = [
-        f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
-    ]
-    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
-    (work / "big.log").write_text("\n".join(lines) + "\n")
-    assert (work / "big.log").stat().st_size > 290_000
 
 
 def bash(command: str) -> ToolCall:
