@@ -76,7 +76,8 @@ def test_long_lines_are_cut_at_whitespace_when_there_is_some():
 def test_markdown_splits_on_headings_with_breadcrumb_titles():
     body = "words of this section " * 30  # over the small-section size: nothing merges
     text = (
-        f"{body}\n# A\n{body}\n## B\n{body}\n### C\n{body}\n#### D\n{body}\n## E\n{body}\n##### x\n"
+        f"{body}\n# A\n{body}\n## B\n{body}\n### C\n{body}\n#### D\n{body}\n## E\n{body}\n"
+        f"##### x\n{body}\n####### y\n"
     )
     chunks = chunk_markdown(text)
     assert [c.title for c in chunks] == [
@@ -86,8 +87,9 @@ def test_markdown_splits_on_headings_with_breadcrumb_titles():
         "A > B > C",
         "A > B > C > D",
         "A > E",
+        "A > E > x",  # H5 and H6 split too: API references document each method under one
     ]
-    assert chunks[-1].content.endswith("\n##### x")  # H5 is not a split point
+    assert chunks[-1].content.endswith("\n####### y")  # seven #s make no heading
 
 
 def test_small_markdown_sections_join_the_next_one():

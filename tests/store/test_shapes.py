@@ -43,3 +43,13 @@ def test_a_definition_line_heads_an_indented_description(text, word, defines):
 def test_a_line_of_code_is_no_definition_line():
     code = "process.nextTick(() => {\n  ee.emit('foo', 'bar', 'baz', 'qux');\n});"
     assert shapes.opens_definition(code, 0) is False
+
+
+def test_a_tag_sharing_its_line_with_the_description_defines_it():
+    text = (
+        "       SOCK_NONBLOCK   Set the O_NONBLOCK file status flag on the open file\n"
+        "                       description (see open(2)) referred to by the new file\n"
+    )
+    assert shapes.opens_definition(text, text.index("SOCK_NONBLOCK")) is True
+    row = "       Mount     CLONE_NEWNS     mount_namespaces(7)   Mount points\n" * 2
+    assert shapes.opens_definition(row, row.index("Mount")) is False

@@ -110,7 +110,7 @@ def _nonblank(lines: list[str]) -> bool:
 
 # ---------------------------------------------------------------- markdown
 
-_HEADING = re.compile(r"^ {0,3}(#{1,4})[ \t]+(.*?)[ \t#]*$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -153,7 +153,7 @@ class _Packer:
 
 
 def iter_markdown(lines: Iterable[str]) -> Iterator[Chunk]:
-    """Markdown lines to chunks: H1-H4 sections, fenced blocks whole unless over the cap."""
+    """Markdown lines to chunks: H1-H6 sections, fenced blocks whole unless over the cap."""
     crumbs: list[tuple[int, str]] = []
     packer = _Packer("Untitled")
     block: list[str] = []

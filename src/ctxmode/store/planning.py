@@ -253,7 +253,7 @@ def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     correction can add matches but never lose the ones the word had.
     """
     word = term.parts[0]
-    if len(word) < 3:
+    if len(word) < 3 or word.isdigit():  # a number is never a misspelt word ("100%")
         return TermPlan(term, [word])
     # Porter keeps an adverb apart from its adjective ("repeatedly" never finds "repeated").
     if len(word) > 6 and word.endswith("ly") and _in_vocabulary(conn, word[:-2]):
@@ -281,6 +281,11 @@ def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     if _matches_anything(conn, term.word):
         return TermPlan(term, [term.word])
     unknown = [i for i, p in enumerate(term.parts) if len(p) >= 3 and not _in_vocabulary(conn, p)]
+    prefix = term.word + "*"  # the last part is a fragment: "o nonbl" -> O_NONBLOCK
+    # An identifier typed up to its last part is being completed, not misspelt: "TCP_FASTO"
+    # is TCP_FASTOPEN, not "TCP fast" (the phrase must still match as a prefix).
+    if unknown in ([], [len(term.parts) - 1]) and _matches_anything(conn, prefix):
+        return TermPlan(term, [prefix])
     if len(unknown) == 1:  # "cherry-pik": the first correction that makes a known phrase
         i = unknown[0]
         for fixed in corrections(conn, term.parts[i]):
@@ -293,7 +298,6 @@ def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
             parts[i] = correct_word(conn, parts[i]) or parts[i]
         if parts != list(term.parts) and _matches_anything(conn, " ".join(parts)):
             return TermPlan(term, [" ".join(parts)], corrected=_respelt(term, parts))
-    prefix = term.word + "*"  # the last part is a fragment: "o nonbl" -> O_NONBLOCK
     if _matches_anything(conn, prefix):
         return TermPlan(term, [prefix])
     return TermPlan(term, [])

@@ -39,10 +39,16 @@ def opens_definition(text: str, start: int) -> bool:
     deeper = len(following) - len(following.lstrip()) > indent
     if line.endswith(_CODE_ENDS) or following.rstrip().endswith(_CODE_ENDS):
         return False  # code ("process.nextTick(() => {" above a call), not a tagged paragraph
+    # A short tag may share its line with the description, set apart by a run of spaces:
+    # "SOCK_NONBLOCK   Set the O_NONBLOCK file status flag ...", continued indented deeper.
+    tag = _SAME_LINE_TAG.match(text, start, line_end)
+    if tag and deeper and len(_WORDS.findall(text[tag.end() : line_end])) >= 4:
+        return True
     return len(line) <= DEFINITION_LINE and deeper and len(_WORDS.findall(following)) >= 4
 
 
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+_SAME_LINE_TAG = re.compile(r"\S{1,40} {2,}(?=\S)")
 
 
 _CODE_ENDS = ("{", "(", "[", ";", "=>")  # how a line of C-like code ends; prose does not
