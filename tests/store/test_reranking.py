@@ -45,3 +45,19 @@ def test_terms_in_the_opening_words_of_a_chunk_count_for_more_than_later_ones():
     assert (
         reranking.features("", opening, keys).boost() > reranking.features("", later, keys).boost()
     )
+
+
+def test_a_method_heads_its_section_after_its_receiver():
+    keys = [{terms.stem_prefix("readablehighwatermark")}]
+    body = "Returns the value of `highWaterMark` passed when creating this `Readable`."
+    own = reranking.features("Stream > `readable.\x02readableHighWaterMark\x03`", body, keys)
+    passing = reranking.features("Stream > `new stream.Duplex(options)`", body, keys)
+    assert own.defines > passing.defines
+
+
+def test_records_of_one_json_source_are_not_demoted_as_repeats():
+    cands = [reranking.Candidate(i, 1.0, 1.0 - i / 100) for i in (1, 2, 3)]
+    records = {1: (7, 1), 2: (7, 2), 3: (8, 3)}
+    repeats = {1: (7, 0), 2: (7, 0), 3: (8, 0)}
+    assert [c.chunk_id for c in reranking.diverse(cands, records, 2)] == [1, 2]
+    assert [c.chunk_id for c in reranking.diverse(cands, repeats, 2)] == [1, 3]

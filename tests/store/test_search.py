@@ -221,3 +221,29 @@ def test_an_answer_in_a_comment_of_a_json_export_is_found_with_its_issue_and_com
     _, hit = first(kb, "root cause of the crash on start")
     assert hit.title == "7: Crash on start > comments > 72"
     assert "cache directory is created after the read" in hit.snippet
+
+
+def test_a_question_about_an_issue_is_answered_by_the_reply_that_gives_the_cause(kb):
+    export = [
+        {
+            "number": 9,
+            "title": "Worker pool hangs on shutdown",
+            "body": "The worker pool hangs on shutdown every time a worker task fails.",
+            "comments": [
+                {"id": 91, "body": "Can reproduce on Linux: the pool hangs on shutdown too."},
+                {"id": 92, "body": "Root cause: task_done() is never called after a failure."},
+            ],
+        }
+    ]
+    kb.index_text("export.json", json.dumps(export), fmt="json")
+    _, hit = first(kb, "why does the worker pool hang on shutdown")
+    assert hit.title == "9: Worker pool hangs on shutdown > comments > 92"
+
+
+def test_a_query_word_that_begins_a_collection_name_names_its_sources(kb):
+    kb.index_text("nodejs:fs", "# fs\nNode can watch a directory for changes.\n")
+    kb.index_text("man:inotify(7)", "# inotify\nWatch a directory for changes.\n")
+    plan = planning.plan_query(kb.conn, "node watch directory")
+    weights = reranking.term_weights(kb.conn, plan)
+    assert reranking.named_share("nodejs:fs", plan, weights) == pytest.approx(weights[0])
+    assert reranking.named_share("man:inotify(7)", plan, weights) == 0.0

@@ -20,6 +20,7 @@ from ctxmode.store.shapes import opens_definition, surface
 from ctxmode.store.tuning import (
     ADJACENT_GAP,
     GIST_CHARS,
+    NAMESPACE_PREFIX,
     SAME_SOURCE_PENALTY,
     SINGLE_TERM_DEFINES,
     WEIGHTS,
@@ -242,10 +243,16 @@ def _headed_by(title: str, matches: list[tuple[int, int, int]]) -> set[int]:
     last = title.rfind(" > ")
     part = last + 3 if last >= 0 else 0
     opening = _FIRST_WORD.search(title, part)
-    return {term for start, _, term in matches if opening and start == opening.start()}
+    if opening is None:
+        return set()
+    # A method heads its section after its receiver: `readable.readableHighWaterMark`.
+    member = _RECEIVER.match(title, opening.start())
+    heads = {opening.start(), member.end() if member else -1}
+    return {term for start, _, term in matches if start in heads}
 
 
 _FIRST_WORD = re.compile(r"[^\W_]")
+_RECEIVER = re.compile(r"\w+\.(?=\w)")
 
 
 def _says(lowered: str, word: str) -> bool:
@@ -274,6 +281,12 @@ class Source:
     label: str
     lead: bool  # the chunk opens a structured document: its summary (a man page's NAME)
     headed: bool  # chunk titles are headings or key paths, not just the first line
+    records: bool  # JSON: each chunk a record of its own (an issue, a comment), not a repeat
+    title: str  # as stored (no highlights)
+
+    def diversity_key(self, chunk_id: int) -> tuple[int, int]:
+        """What a hit counts as a repeat of: its source, or itself for a record."""
+        return (self.source_id, chunk_id if self.records else 0)
 
 
 def chunk_sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, Source]:
@@ -282,30 +295,45 @@ def chunk_sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, S
     marks = ",".join("?" * len(chunk_ids))
     rows = conn.execute(
         "SELECT c.id, c.source_id, s.label, s.fmt = 'markdown' AND c.id = "
-        "(SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id), s.fmt != 'plain' "
+        "(SELECT min(id) FROM kb_chunks WHERE source_id = c.source_id), s.fmt != 'plain', "
+        "s.fmt = 'json' AND c.kind = 'prose', c.title "
         f"FROM kb_chunks c JOIN kb_sources s ON s.id = c.source_id WHERE c.id IN ({marks})",
         chunk_ids,
     ).fetchall()
-    return {row[0]: Source(row[1], row[2], bool(row[3]), bool(row[4])) for row in rows}
+    return {
+        row[0]: Source(row[1], row[2], bool(row[3]), bool(row[4]), bool(row[5]), row[6])
+        for row in rows
+    }
 
 
 def named_share(label: str, plan: Plan, weights: list[float]) -> float:
     """The (weighted) share of the query's terms that name the source: "tar" for the tar
     manual, "signal" for signal(7). The document named after a term is its reference."""
-    name = set(terms.WORD.findall(label.split(":", 1)[-1].lower()))
+    space, colon, rest = label.lower().partition(":")
+    if not colon:
+        space, rest = "", space
+    name = set(terms.WORD.findall(rest))
+    # The collection a label names first ("nodejs:fs") is named by its beginning ("node").
     share = 0.0
     searched = [t for t in plan.terms if any(w.rstrip("*").split() for w in t.every_word)]
     for weight, t in zip(weights, searched, strict=False):
-        if any(set(w.rstrip("*").split()) <= name for w in t.every_word):
+        words = [w.rstrip("*") for w in t.every_word]
+        if any(set(w.split()) <= name or _opens(space, w) for w in words):
             share += weight
     return share
 
 
-def diverse(scored: list[Candidate], source_of: dict[int, int], limit: int) -> list[Candidate]:
+def _opens(space: str, word: str) -> bool:
+    return len(word) >= NAMESPACE_PREFIX and space.isalpha() and space.startswith(word)
+
+
+def diverse(
+    scored: list[Candidate], source_of: dict[int, tuple[int, int]], limit: int
+) -> list[Candidate]:
     """The best `limit`, each further hit from an already shown source slightly demoted, so
     three near-identical chunks of one changelog do not hide every other source."""
     remaining = sorted(scored, key=lambda c: (c.score, c.fused), reverse=True)
-    shown: dict[int, int] = {}
+    shown: dict[tuple[int, int], int] = {}
     chosen: list[Candidate] = []
     while remaining and len(chosen) < limit:
         best = max(

@@ -18,6 +18,7 @@ from ctxmode.store.tuning import (
     DEFINITION_SCAN,
     DEFINITION_TERMS,
     IDF_CAP,
+    PARTIAL_FILL,
     PARTIAL_FROM_TERMS,
     PARTIAL_SKIPS,
     RRF_K,
@@ -90,8 +91,8 @@ def _partial_matches(
     known: dict[str, int],
 ) -> Ranked:
     """Chunks with all terms but one, the commonest term left out first (it says least),
-    interleaved; if none, the rarest terms together, the commonest dropped one by one;
-    if still none, any term."""
+    interleaved; topped up with fewer and fewer terms until PARTIAL_FILL chunks are
+    found; if still none, any term."""
     counts = [match_count(conn, g, known) for g in groups]
     commonest_first = sorted(range(len(groups)), key=lambda i: (-counts[i], i))
     lists = []
@@ -99,20 +100,23 @@ def _partial_matches(
         for skip in commonest_first[:PARTIAL_SKIPS]:
             rest = groups[:skip] + groups[skip + 1 :]
             lists.append(_ranked(conn, " AND ".join(rest), depth, filters))
-    if not any(lists):
-        for keep in range(len(groups) - 2, 1, -1):
-            rarest = sorted(commonest_first[-keep:])
-            ranked = _ranked(conn, " AND ".join(groups[i] for i in rarest), depth, filters)
-            if ranked:
-                return ranked
-        # OR ranks every chunk holding any term: the slow path, kept last
-        return _ranked(conn, " OR ".join(groups), depth, filters)
-    merged: dict[int, float] = {}
+    found: dict[int, float] = {}
     for row in zip_longest(*lists):
         for item in row:
             if item is not None:
-                merged.setdefault(item[0], item[1])
-    return list(merged.items())[:depth]
+                found.setdefault(item[0], item[1])
+    # One chunk holding six words of a long question is not the only one worth seeing:
+    # fewer and fewer terms, the rarest kept (they say most).
+    for keep in range(len(groups) - 2, 1, -1):
+        if len(found) >= PARTIAL_FILL:
+            break
+        match = " AND ".join(groups[i] for i in sorted(commonest_first[-keep:]))
+        for chunk_id, score in _ranked(conn, match, depth, filters):
+            found.setdefault(chunk_id, score)
+    if found:
+        return list(found.items())[:depth]
+    # OR ranks every chunk holding any term: the slow path, kept last
+    return _ranked(conn, " OR ".join(groups), depth, filters)
 
 
 def candidate_lists(

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from ctxmode.store import threads
 from ctxmode.store.planning import Plan, TermPlan, plan_query
 from ctxmode.store.reranking import (
     Candidate,
+    Source,
     chunk_sources,
     diverse,
     features,
@@ -24,10 +26,13 @@ from ctxmode.store.reranking import (
 from ctxmode.store.retrieval import candidate_lists, filter_sql, fuse
 from ctxmode.store.tuning import (
     CANDIDATE_DEPTH,
+    CUE_WEIGHT,
     LEAD_WEIGHT,
     NAMED_WEIGHT,
+    REPLY_WEIGHT,
     RERANK_POOL,
     RERANK_WEIGHT,
+    THREAD_SHARE,
 )
 
 __all__ = ["Candidate", "Plan", "TermPlan", "plan_query", "run_query"]
@@ -55,6 +60,10 @@ def run_query(
     keys, weights, forms = term_keys(plan), term_weights(conn, plan), term_forms(plan)
     phrase = plan.phrase()
     sources = chunk_sources(conn, [chunk_id for chunk_id, _ in pool])
+    pooled = dict(pool)
+    replies = _replies_of(conn, pooled, sources)
+    pool += [(reply, fused) for reply, fused in replies.items() if reply not in pooled]
+    asks = threads.asked(plan.spoken)
     out = []
     marked = highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
     for chunk_id, score in pool:
@@ -66,5 +75,20 @@ def run_query(
             + LEAD_WEIGHT * source.lead
             + NAMED_WEIGHT * named_share(source.label, plan, weights)
         )
+        if asks and chunk_id in replies:  # a question is answered in a reply, not the post
+            boost += REPLY_WEIGHT + CUE_WEIGHT * threads.answer_cue(asks, content)
         out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
-    return diverse(out, {c: src.source_id for c, src in sources.items()}, limit)
+    return diverse(out, {c: src.diversity_key(c) for c, src in sources.items()}, limit)
+
+
+def _replies_of(
+    conn: sqlite3.Connection, pool: dict[int, float], sources: dict[int, Source]
+) -> dict[int, float]:
+    """The replies of the JSON records in the pool, each with its fused score or a share
+    of its post's (`sources` gains those not in the pool)."""
+    posts = [(c, s.source_id, s.title) for c, s in sources.items() if s.records]
+    if not posts:
+        return {}
+    found = threads.replies(conn, posts)
+    sources.update(chunk_sources(conn, [r for r in found if r not in pool]))
+    return {reply: pool.get(reply, THREAD_SHARE * pool[post]) for reply, post in found.items()}

@@ -20,6 +20,7 @@ RRF_K = 60
 CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
 PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
 PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
+PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
 
@@ -28,6 +29,7 @@ RERANK_POOL = 15  # fused chunks whose matches are examined
 RERANK_WEIGHT = 0.5  # the match-shape boost, against the fused score scaled to the best's
 SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
 NAMED_WEIGHT = 1.0  # boost for a source named after the query's terms (tar(1) for "tar")
+NAMESPACE_PREFIX = 4  # a query word this long names a label's collection it begins ("node")
 LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
 DEFINITION_LEAD = 24  # a term that opens a line may sit inside its first word ("PR_SET_", "--")
@@ -37,3 +39,9 @@ GIST_CHARS = 120  # the opening of a chunk's body that says what it is about
 # Each match-shape feature's weight in the boost (the features are 0..1).
 WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "title": 0.1,
            "defines": 0.1, "exact": 0.1, "verbatim": 0.15, "gist": 0.1}  # fmt: skip
+
+# ---------------------------------------------------------------- threads (JSON records)
+THREAD_SCAN = 40  # chunks after a matched post read for its replies
+THREAD_SHARE = 1.0  # a reply joins the re-ranking with this share of its post's fused score
+REPLY_WEIGHT = 0.4  # boost for a reply, when the query is a question (answers are replies)
+CUE_WEIGHT = 0.6  # ... and more for one that reads like the answer the question asks for

@@ -1,0 +1,61 @@
+"""Threads in JSON records: the replies below a matched post, and the cues of an answer.
+
+An issue's opening post repeats the words of a question about it; the answer sits in a
+reply that may share none of them ("why does the pool hang" is answered by "Root cause:
+... task_done() is never called"). So the replies of a post the query matched join the
+re-ranking, and for a question a reply that reads like an answer (a cause for "why",
+a fix otherwise) counts for a little more.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from ctxmode.store.tuning import THREAD_SCAN
+
+QUESTION_OPENERS = frozenset(
+    "how why what which when where who whom does do did is are can could should".split()  # noqa: SIM905
+)
+_CAUSE_ASKED = frozenset({"why", "cause", "causes", "caused", "reason"})
+_CAUSE_CUES = re.compile(
+    r"\b(?:root cause|caused? by|because|due to|the reason|the cause|that is the cause|"
+    r"that's it|found it|the leak)\b",
+    re.IGNORECASE,
+)
+_FIX_CUES = re.compile(
+    r"\b(?:workaround|fix(?:ed)? (?:by|in)|you can|instead|set `|run `|pass `|use `|"
+    r"switch(?:ed)? to|start (?:the|with)|add `|raise)\b",
+    re.IGNORECASE,
+)
+
+
+def asked(spoken: list[str]) -> str | None:
+    """What a query asks for: "cause" (why ...), "answer" (another question), or None."""
+    if not spoken or spoken[0] not in QUESTION_OPENERS:
+        return None
+    return "cause" if _CAUSE_ASKED & set(spoken) else "answer"
+
+
+def answer_cue(kind: str | None, text: str) -> float:
+    """1 when a reply's text reads like what the question asks for, else 0."""
+    if kind is None:
+        return 0.0
+    cues = _CAUSE_CUES if kind == "cause" else _FIX_CUES
+    return 1.0 if cues.search(text) else 0.0
+
+
+def replies(conn: sqlite3.Connection, posts: list[tuple[int, int, str]]) -> dict[int, int]:
+    """reply chunk id -> its post's chunk id, for (chunk id, source id, title) posts. A
+    record's replies are chunked right after it, titled below its title."""
+    found: dict[int, int] = {}
+    for chunk_id, source_id, title in posts:
+        below = title + " > "
+        for reply_id, reply_title in conn.execute(
+            "SELECT id, title FROM kb_chunks WHERE id > ? AND id <= ? AND source_id = ?",
+            (chunk_id, chunk_id + THREAD_SCAN, source_id),
+        ):
+            if not reply_title.startswith(below):
+                break
+            found.setdefault(reply_id, chunk_id)
+    return found
