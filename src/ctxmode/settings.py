@@ -89,6 +89,11 @@ REDACT = _declare(
     "CTXMODE_REDACT", "bool", True,
     "`off` stores what you index on request verbatim; everything else is always filtered.",
 )  # fmt: skip
+INDEX_MAX_BYTES = _declare(
+    "CTXMODE_INDEX_MAX_BYTES", "int", 256 * 1024 * 1024,
+    "Bytes of files `ctxmode index DIR` reads; files past it are skipped and named (`--max-bytes`).",
+    low=1,
+)  # fmt: skip
 EXEC_TIMEOUT_MS = _declare(
     "CTXMODE_EXEC_TIMEOUT_MS", "int", 120_000,
     "Timeout of a sandboxed run when the call names none, in milliseconds.",

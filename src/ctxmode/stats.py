@@ -97,7 +97,8 @@ def totals(
     return [ToolTotals(*row) for row in rows]
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """A byte count for people: `512 B`, `9.8 KB`, `12.3 MB`."""
     if n < 1024:
         return f"{n} B"
     if n < 1024 * 1024:
@@ -111,14 +112,14 @@ def render_report(rows: list[ToolTotals], title: str) -> str:
     lines = [title, "tool | calls | processed | returned | indexed | kept out | cache hits"]
     for r in rows:
         lines.append(
-            f"{r.tool} | {r.calls} | {_size(r.bytes_processed)} | {_size(r.bytes_returned)} | "
-            f"{_size(r.bytes_indexed)} | {_size(r.bytes_kept_out)} | {r.cache_hits}"
+            f"{r.tool} | {r.calls} | {size_text(r.bytes_processed)} | {size_text(r.bytes_returned)} | "
+            f"{size_text(r.bytes_indexed)} | {size_text(r.bytes_kept_out)} | {r.cache_hits}"
         )
     kept = sum(r.bytes_kept_out for r in rows)
     returned = sum(r.bytes_returned for r in rows)
     lines.append(
-        f"Total: {sum(r.calls for r in rows)} calls, {_size(returned)} returned to context, "
-        f"{_size(kept)} kept out (~{estimated_tokens(kept):,} tokens; {TOKEN_RULE})."
+        f"Total: {sum(r.calls for r in rows)} calls, {size_text(returned)} returned to context, "
+        f"{size_text(kept)} kept out (~{estimated_tokens(kept):,} tokens; {TOKEN_RULE})."
     )
     lines.append(
         "Kept out = what the host would have shown (capped at its output limit) minus what "

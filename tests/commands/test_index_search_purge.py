@@ -34,7 +34,7 @@ def test_index_then_search_from_another_directory_of_the_same_project(
 ):
     indexed = run(ctxmode_cmd, ["index", "../../docs"], project_dir / "src" / "pkg", subprocess_env)
     assert indexed.returncode == 0, indexed.stderr
-    assert "Indexed 3 sections (0 code)" in indexed.stdout
+    assert "Indexed 2 files (3 sections, 0 with code; " in indexed.stdout
     found = run(ctxmode_cmd, ["search", "canary", "failing"], project_dir / "docs", subprocess_env)
     assert found.returncode == 0, found.stderr
     lines = found.stdout.splitlines()
@@ -86,8 +86,8 @@ def test_directory_index_reports_skips_and_search_filters(project_dir, monkeypat
     runner = CliRunner()
     result = runner.invoke(cli, ["index", "docs", "--source", "d"])
     assert result.exit_code == 0, result.output
-    assert "Indexed 3 sections (0 code) from 2 files as d:*" in result.output
-    assert "1 binary skipped" in result.output
+    assert "Indexed 2 files (3 sections, 0 with code; " in result.output
+    assert "1 skipped, binary (6 B): logo.png (6 B)" in result.output
     only_api = runner.invoke(cli, ["search", "endpoint", "--source", "api", "--limit", "5"])
     assert "--- [d:api.md | " in only_api.output
     none = runner.invoke(cli, ["search", "endpoint", "--type", "code"])

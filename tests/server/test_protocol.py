@@ -136,7 +136,8 @@ def test_ctx_index_of_a_directory_reports_files_skips_and_is_searchable(mcp_run)
 
     (indexed, indexed_err), (found, _) = mcp_run(scenario)
     assert not indexed_err
-    assert "Indexed 2 files" in indexed and "Skipped 1 binary" in indexed
+    assert "Indexed 2 files" in indexed and "1 skipped, binary" in indexed
+    assert "1 skipped, ignored by .gitignore" in indexed
     assert "1.21 gigawatts" in found and "gitignored" not in found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Any
@@ -17,24 +18,32 @@ FORMAT_CHOICE = click.Choice(["markdown", "plain", "json", "code"])
 @click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format (default: from the extension).")
 @click.option("--max-depth", default=5, show_default=True, help="Directory depth limit.")
-@click.option("--max-files", default=200, show_default=True, help="Directory file limit.")
+@click.option("--max-files", type=click.IntRange(min=1), help="Directory file limit (default: none).")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    help="Directory byte budget (default: CTXMODE_INDEX_MAX_BYTES, 256 MB).",
+)
 @click.option("--ext", "extensions", help="Only these extensions, comma-separated (.md,.py).")
 @click.option("--include", multiple=True, help="Only files matching this glob (repeatable).")
 @click.option("--exclude", multiple=True, help="Skip files matching this glob (repeatable).")
 @click.option("--no-gitignore", is_flag=True, help="Index files that .gitignore excludes.")
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON (directories).")
 def command(
     path: str,
     label: str | None,
     project_dir: str | None,
     fmt: str | None,
     max_depth: int,
-    max_files: int,
+    max_files: int | None,
+    max_bytes: int | None,
     extensions: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     no_gitignore: bool,
     follow_symlinks: bool,
+    as_json: bool,
 ) -> None:
     """Index PATH (a file, a directory, or - for stdin) for `ctxmode search`."""
     from ctxmode import project, schema
@@ -59,12 +68,13 @@ def command(
                 "exclude": list(exclude) or None,
                 "max_depth": max_depth,
                 "max_files": max_files,
+                "max_bytes": max_bytes,
                 "extensions": [e.strip() for e in (extensions or "").split(",") if e.strip()]
                 or None,
                 "respect_gitignore": not no_gitignore,
                 "follow_symlinks": follow_symlinks,
             }
-            _index_directory(kb, path, label, walk)
+            _index_directory(kb, path, label, walk, as_json)
             return
         else:
             result = kb.index_file(path, label, fmt=fmt)
@@ -82,33 +92,41 @@ def _read_stdin() -> str:
         raise click.ClickException("stdin is not valid UTF-8 text; nothing indexed") from None
 
 
-def _index_directory(kb: Any, path: str, label: str | None, walk: dict[str, Any]) -> None:
+def _index_directory(
+    kb: Any, path: str, label: str | None, walk: dict[str, Any], as_json: bool
+) -> None:
+    """Index a directory, a progress bar on a terminal; then what was indexed and skipped."""
+    from ctxmode.store.directory import skipped_lines
+    from ctxmode.store.walk import OVER_MAX_BYTES
+
     bar: Any = None
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if bar is None:
+        if bar is None:  # only a person watching a terminal wants a bar
+            if as_json or not sys.stderr.isatty():
+                return
             bar = click.progressbar(length=total, label="Indexing", file=sys.stderr)
             bar.__enter__()
-        bar.update(1)
+        bar.update(done - bar.pos)
 
     try:
         result = kb.index_directory(path, label_prefix=label, progress=progress, **walk)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    if as_json:
+        click.echo(json.dumps(result.as_json(), indent=2))
+        return
     click.echo(
-        f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
-        f"from {result.indexed} files as {result.label_prefix}:*"
+        f"Indexed {result.indexed} files ({result.chunk_count} sections, "
+        f"{result.code_chunk_count} with code; {result.read_bytes:,} bytes read) "
+        f"as {result.label_prefix}:*"
     )
-    notes = []
-    if result.skipped_binary:
-        notes.append(f"{result.skipped_binary} binary skipped")
-    if result.failed:
-        notes.append(f"{result.failed} failed")
-    if result.capped:
-        notes.append(f"{result.capped} over --max-files left out")
-    if notes:
-        click.echo("(" + ", ".join(notes) + ")")
-    for relpath, message in result.errors[:10]:
-        click.echo(f"  {relpath}: {message}", err=True)
+    for line in skipped_lines(result):
+        click.echo(line)
+    if result.skipped.count(OVER_MAX_BYTES):
+        click.echo(
+            f"The byte budget was {result.max_bytes:,} bytes: raise it with --max-bytes "
+            "or CTXMODE_INDEX_MAX_BYTES, or narrow the walk with --exclude."
+        )

@@ -9,7 +9,10 @@ from datetime import datetime
 from ctxmode.policy.secrets import explicit_redaction_off
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
-from ctxmode.store.knowledge import DirectoryIndexResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.store.directory import DirectoryIndexResult
 
 SEARCH_REPLY_CAP = 40_000
 SNIPPET_CHARS = 1_500
@@ -150,19 +153,14 @@ def _indexed_reply(label: str, chunks: int, code: int, size: int) -> Reply:
 
 
 def _describe_directory(outcome: DirectoryIndexResult) -> str:
+    from ctxmode.store.directory import skipped_lines
+
     lines = [
         f"Indexed {outcome.indexed} files ({outcome.chunk_count} sections, "
         f"{outcome.code_chunk_count} with code, {outcome.byte_count:,} bytes) as sources "
         f"'{outcome.label_prefix}:<file>'."
     ]
-    if outcome.skipped_binary:
-        lines.append(f"Skipped {outcome.skipped_binary} binary files.")
-    if outcome.capped:
-        lines.append(f"Left out {outcome.capped} files over maxFiles (raise it to include them).")
-    for path, message in outcome.errors[:5]:
-        lines.append(f"Failed: {path}: {message}")
-    if outcome.failed > 5:
-        lines.append(f"... and {outcome.failed - 5} more failures.")
+    lines.extend(skipped_lines(outcome))
     lines.append(f"Search with ctx_search(queries=[...], source='{outcome.label_prefix}').")
     return "\n".join(lines)
 

@@ -21,7 +21,11 @@ from ctxmode import db
 from ctxmode.policy import secrets
 from ctxmode.store import terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
-from ctxmode.store.records import DirectoryIndexResult, IndexResult, StoreInputError
+from ctxmode.store.records import IndexResult, StoreInputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.store.directory import DirectoryIndexResult
 
 BATCH_CHUNKS = 256
 MAX_SOURCE_VOCABULARY = 200_000
@@ -328,71 +332,11 @@ class Indexing:
                 vocab |= terms.vocabulary_of_tokens(tokens)
         return count, code, size, json.dumps(sorted(vocab))
 
-    def index_directory(
-        self,
-        path: str,
-        *,
-        label_prefix: str | None = None,
-        include: list[str] | None = None,
-        exclude: list[str] | None = None,
-        max_depth: int = 5,
-        max_files: int = 200,
-        extensions: list[str] | None = None,
-        respect_gitignore: bool = True,
-        follow_symlinks: bool = False,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> DirectoryIndexResult:
-        """Index each wanted file under `path` as its own source "<prefix>:<relpath>"."""
-        from ctxmode.store.walk import WalkOptions, walk_files  # pathspec: only when needed
+    def index_directory(self, path: str, **options: Any) -> DirectoryIndexResult:
+        """Index each chosen file under `path` as its own source (see `store.directory`)."""
+        from ctxmode.store.directory import index_directory  # pathspec: only when needed
 
-        real = os.path.realpath(path)
-        if not os.path.isdir(real):
-            raise StoreInputError(f"no such directory: {path}")
-        exts = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions or ())
-        options = WalkOptions(
-            tuple(include or ()),
-            tuple(exclude or ()),
-            exts,
-            max_depth,
-            respect_gitignore,
-            follow_symlinks,
-        )
-        prefix = label_prefix or os.path.basename(real.rstrip(os.sep)) or real
-        result = DirectoryIndexResult(prefix)
-        files = list(islice(walk_files(real, options), max_files + 1))
-        if len(files) > max_files:
-            result.capped = sum(1 for _ in walk_files(real, options)) - max_files
-            files = files[:max_files]
-        for done, (relpath, abspath) in enumerate(files, 1):
-            self._index_one(abspath, relpath, prefix, result)
-            if progress:
-                progress(done, len(files))
-        return result
-
-    def _index_one(
-        self, abspath: str, relpath: str, prefix: str, out: DirectoryIndexResult
-    ) -> None:
-        try:
-            if _sniff_binary(abspath):
-                out.skipped_binary += 1
-                return
-            indexed = self.index_file(abspath, f"{prefix}:{relpath}")
-        except StoreInputError as exc:
-            if "binary" in str(exc):
-                out.skipped_binary += 1
-            else:
-                out.failed += 1
-                out.errors.append((relpath, str(exc)))
-            return
-        except OSError as exc:
-            out.failed += 1
-            out.errors.append((relpath, str(exc)))
-            return
-        out.indexed += 1
-        out.results.append(indexed)
-        out.chunk_count += indexed.chunk_count
-        out.code_chunk_count += indexed.code_chunk_count
-        out.byte_count += indexed.byte_count
+        return index_directory(self, path, **options)
 
     def _delete(self, label: str) -> bool:
         """Remove a source and its chunks (inside the caller's transaction)."""

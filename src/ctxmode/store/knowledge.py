@@ -17,7 +17,6 @@ from ctxmode.store import terms
 from ctxmode.store.indexing import Indexing
 from ctxmode.store.querying import Querying
 from ctxmode.store.records import (
-    DirectoryIndexResult,
     Hit,
     IndexResult,
     QueryResult,
@@ -26,7 +25,6 @@ from ctxmode.store.records import (
 )
 
 __all__ = [
-    "DirectoryIndexResult",
     "Hit",
     "IndexResult",
     "KnowledgeBase",

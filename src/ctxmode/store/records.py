@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ctxmode.errors import CtxmodeError
 
@@ -17,20 +17,6 @@ class IndexResult:
     chunk_count: int
     code_chunk_count: int
     byte_count: int
-
-
-@dataclass
-class DirectoryIndexResult:
-    label_prefix: str
-    indexed: int = 0
-    skipped_binary: int = 0
-    failed: int = 0
-    capped: int = 0  # files left out because of max_files
-    chunk_count: int = 0
-    code_chunk_count: int = 0
-    byte_count: int = 0
-    results: list[IndexResult] = field(default_factory=list)
-    errors: list[tuple[str, str]] = field(default_factory=list)  # (relative path, message)
 
 
 @dataclass(frozen=True)

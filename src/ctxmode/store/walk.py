@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pathspec
 
@@ -27,6 +27,48 @@ ALWAYS_SKIPPED_DIRS = frozenset(
         ".DS_Store",
     }
 )
+
+
+# Why a file (or a directory) was left out; the keys of `--json` output.
+GITIGNORED = "gitignored"
+TOOL_DIR = "tool_directory"
+TOO_DEEP = "too_deep"
+FILTERED = "filtered"
+SYMLINK = "symlink"
+UNREADABLE = "unreadable"
+BINARY = "binary"
+EMPTY = "empty"
+OVER_MAX_FILES = "over_max_files"
+OVER_MAX_BYTES = "over_max_bytes"
+FAILED = "failed"
+LARGEST_KEPT = 5
+
+
+@dataclass
+class Skipped:
+    """The entries left out for one reason: how many, their bytes, the largest few."""
+
+    count: int = 0
+    byte_count: int = 0
+    largest: list[tuple[int, str]] = field(default_factory=list)  # (size, path), biggest first
+    messages: list[tuple[str, str]] = field(default_factory=list)  # (path, why), the first few
+
+
+class SkipTally(dict[str, Skipped]):
+    """Skipped entries by reason."""
+
+    def add(self, reason: str, path: str, size: int = 0, message: str | None = None) -> None:
+        entry = self.setdefault(reason, Skipped())
+        entry.count += 1
+        entry.byte_count += size
+        if len(entry.largest) < LARGEST_KEPT or size > entry.largest[-1][0]:
+            ranked = sorted([*entry.largest, (size, path)], key=lambda item: -item[0])
+            entry.largest = ranked[:LARGEST_KEPT]  # ties keep the first seen (sorted walk)
+        if message and len(entry.messages) < 10:
+            entry.messages.append((path, message))
+
+    def count(self, reason: str) -> int:
+        return self[reason].count if reason in self else 0
 
 
 @dataclass(frozen=True)
@@ -97,40 +139,103 @@ def wanted(relpath: str, options: WalkOptions) -> bool:
     return not (options.exclude and _matches(relpath, options.exclude))
 
 
-def walk_files(root: str, options: WalkOptions) -> Iterator[tuple[str, str]]:
-    """(relative posix path, absolute path) of the files to index, in sorted order."""
+def git_listing(root: str) -> set[str] | None:
+    """The files git would keep under `root` (tracked, or untracked and not ignored), as
+    posix paths relative to it; None outside a work tree or when git cannot answer.
+
+    Git's own view covers what a parse of `.gitignore` misses: the global excludes file,
+    `.git/info/exclude`, and tracked files that a later rule would ignore.
+    """
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, timeout=60, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {os.fsdecode(path) for path in listed.split(b"\0") if path}
+
+
+def _parents(files: set[str]) -> set[str]:
+    dirs = set()
+    for path in files:
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            if path in dirs:
+                break
+            dirs.add(path)
+    return dirs
+
+
+def walk_files(
+    root: str, options: WalkOptions, skipped: SkipTally | None = None
+) -> Iterator[tuple[str, str, int]]:
+    """(relative posix path, absolute path, size) of the files to index, in sorted order.
+
+    Whatever is left out is counted in `skipped` by reason; a directory left out counts
+    once, with its path and no size (its files are never listed, which keeps the walk cheap).
+    """
     root = os.path.abspath(root)
+    tally = skipped if skipped is not None else SkipTally()
+    listed = git_listing(root) if options.respect_gitignore else None
+    listed_dirs = _parents(listed) if listed is not None else set()
     seen_dirs: set[str] = set()
 
-    def visit(directory: str, rel: str, depth: int, specs: list) -> Iterator[tuple[str, str]]:
+    def dir_skip(relpath: str, depth: int, specs: list) -> str | None:
+        if relpath.rsplit("/", 1)[-1] in ALWAYS_SKIPPED_DIRS:
+            return TOOL_DIR
+        if listed is not None and relpath not in listed_dirs:
+            return GITIGNORED
+        if listed is None and specs and _ignored(relpath, True, specs):
+            return GITIGNORED
+        if depth + 1 > options.max_depth:
+            return TOO_DEEP
+        return FILTERED if options.exclude and _matches(relpath, options.exclude) else None
+
+    def file_skip(relpath: str, specs: list) -> str | None:
+        if listed is not None and relpath not in listed:
+            return GITIGNORED
+        if listed is None and specs and _ignored(relpath, False, specs):
+            return GITIGNORED
+        return None if wanted(relpath, options) else FILTERED
+
+    def visit(directory: str, rel: str, depth: int, specs: list) -> Iterator[tuple[str, str, int]]:
         real = os.path.realpath(directory)
         if real in seen_dirs:  # a symlink loop
             return
         seen_dirs.add(real)
-        if options.respect_gitignore:
+        if options.respect_gitignore and listed is None:
             spec = _gitignore(directory)
             if spec is not None:
                 specs = [*specs, (rel, "", spec)]
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            tally.add(UNREADABLE, rel or ".", 0, exc.strerror)
             return
         for entry in entries:
             relpath = f"{rel}/{entry.name}" if rel else entry.name
             if entry.is_symlink() and not options.follow_symlinks:
-                continue
-            if entry.is_dir(follow_symlinks=options.follow_symlinks):
-                if entry.name in ALWAYS_SKIPPED_DIRS or depth + 1 > options.max_depth:
-                    continue
-                if options.exclude and _matches(relpath, options.exclude):
-                    continue
-                if specs and _ignored(relpath, True, specs):
-                    continue
-                yield from visit(entry.path, relpath, depth + 1, specs)
+                tally.add(SYMLINK, relpath)
+            elif entry.is_dir(follow_symlinks=options.follow_symlinks):
+                reason = dir_skip(relpath, depth, specs)
+                if reason:
+                    tally.add(reason, relpath + "/")
+                else:
+                    yield from visit(entry.path, relpath, depth + 1, specs)
             elif entry.is_file(follow_symlinks=options.follow_symlinks):
-                if specs and _ignored(relpath, False, specs):
+                try:
+                    size = entry.stat(follow_symlinks=options.follow_symlinks).st_size
+                except OSError as exc:
+                    tally.add(UNREADABLE, relpath, 0, exc.strerror)
                     continue
-                if wanted(relpath, options):
-                    yield relpath, entry.path
+                reason = file_skip(relpath, specs)
+                if reason:
+                    tally.add(reason, relpath, size)
+                else:
+                    yield relpath, entry.path, size
 
-    yield from visit(root, "", 0, _ancestor_specs(root) if options.respect_gitignore else [])
+    use_ancestors = options.respect_gitignore and listed is None
+    yield from visit(root, "", 0, _ancestor_specs(root) if use_ancestors else [])
