@@ -241,3 +241,23 @@ def test_signals_are_forwarded_to_the_child(work: Path, signum: int) -> None:
 def test_a_child_killed_by_a_signal_gives_128_plus_n(work: Path) -> None:
     child = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
     assert ctx("run", "--session", "pa", "--", PY, "-c", child, cwd=work).returncode == 137
+
+
+def test_each_round_adds_a_sentence_to_the_summary_the_next_round_reads(work: Path) -> None:
+    ctx("run", "--session", "pa", "--", PY, "-c", "print('02:13 ERROR disk full')", cwd=work)
+    ctx("session", "record", "--session", "pa", "--role", "tool",
+        "--content", "df: /var at 100%", cwd=work)  # fmt: skip
+    ctx("session", "checkpoint", "--session", "pa", "disk full caused it", cwd=work)
+    child = "import os; print(os.environ['CTX_BLOCK'])"
+    block = ctx("run", "--session", "pa", "--", PY, "-c", child, cwd=work).stdout
+
+    summary = block[block.index("Summary:") : block.index("Recent entries:")]
+    assert "Ran `" in summary and "first error: 02:13 ERROR disk full" in summary
+    assert "Tool result: df: /var at 100%." in summary
+    assert "Checkpoints marked UNVERIFIED are unconfirmed findings: do not use them" in block
+    shown = show(work)
+    stored = shown[shown.index("summary: ") : shown.index("\n[#")].splitlines()
+    assert stored[0].startswith("summary: Ran `")  # a question or a checkpoint adds none
+    assert stored[1] == "Tool result: df: /var at 100%."
+    assert stored[2].startswith("Ran `")  # the last run added its own sentence when it ended
+    assert len(stored) == 3

@@ -105,3 +105,24 @@ def test_the_block_never_exceeds_its_budget(
 ) -> None:
     text = block(entries(n, size), summary=summary, window=window, max_chars=max_chars)
     assert len(text) <= max_chars
+
+
+def test_a_block_showing_an_unverified_checkpoint_says_not_to_act_on_it() -> None:
+    unverified = Entry(1, "checkpoint", "disk full is the cause", "2026-11-30T11:00", False)
+    text = block([unverified])
+    assert text.splitlines()[1] == (
+        "Checkpoints marked UNVERIFIED are unconfirmed findings: do not use them as the basis "
+        "of a further action; verify them first."
+    )
+    confirmed = Entry(1, "checkpoint", "disk full is the cause", "2026-11-30T11:00", True)
+    assert "do not use them" not in block([confirmed, *entries(2)])
+
+
+def test_an_unverified_checkpoint_folded_into_the_summary_keeps_the_rule() -> None:
+    text = block(entries(2), summary="checkpoints: (UNVERIFIED) errors start at 02:13")
+    assert "do not use them as the basis of a further action" in text
+
+
+def test_the_summary_keeps_one_round_per_line() -> None:
+    text = block(entries(1), summary="triage\nRan `a`: exit 0.\nRan `b`:   exit 1.")
+    assert "Summary: triage\nRan `a`: exit 0.\nRan `b`: exit 1.\n" in text

@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from ctxmode.session.memory.model import Entry
 
 FOLD_LINE_CHARS = 120
+UNVERIFIED = "UNVERIFIED"
+UNVERIFIED_RULE = (
+    "Checkpoints marked UNVERIFIED are unconfirmed findings: do not use them as the basis "
+    "of a further action; verify them first."
+)
 
 
 @dataclass(frozen=True)
@@ -86,21 +91,40 @@ class _Parts:
         return "\n".join(lines)
 
 
+def _summary_lines(summary: str) -> str:
+    """The summary, one round per line, each line's whitespace collapsed."""
+    return "\n".join(" ".join(line.split()) for line in summary.splitlines() if line.strip())
+
+
+def _has_unverified(view: BlockInput) -> bool:
+    return UNVERIFIED in view.summary or any(
+        e.role == "checkpoint" and not e.verified for e in view.entries
+    )
+
+
 def build_block(view: BlockInput) -> str:
+    """The block: its head (and the rule for unverified checkpoints, when it shows one),
+    the summary, older entries folded, the recent ones in full, where we are."""
     window = max(view.window, 1)
     recent_entries = view.entries[-window:]
     older_entries = view.entries[: len(view.entries) - len(recent_entries)]
     unseen = view.total_entries - len(view.entries)  # older than anything loaded
     parts = _Parts(
-        head=[f"Session {view.session} (ctxmode session memory, {view.total_entries} entries)"],
+        head=[
+            f"Session {view.session} (ctxmode session memory, {view.total_entries} entries)",
+            *([UNVERIFIED_RULE] if _has_unverified(view) else []),
+        ],
         # The summary comes first but may take at most half of the budget.
-        summary=cut_middle(" ".join(view.summary.split()), view.max_chars // 2),
+        summary=cut_middle(_summary_lines(view.summary), view.max_chars // 2),
         older_dropped=max(unseen, 0),
         folded=[],
         recent=[full_entry(e) for e in recent_entries],
         foot=[f"Current directory: {view.cwd}", f"Session workspace: {view.workspace}"],
     )
     _fit_folded(parts, [folded_line(e) for e in older_entries], view.max_chars)
+    # The summary grows a line a round: it gives way first, down to an eighth of the
+    # budget (its head and newest lines), before the recent entries are folded.
+    _shrink_summary(parts, view.max_chars, floor=view.max_chars // 8)
     _shrink_recent(parts, recent_entries, view.max_chars)
     _shrink_summary(parts, view.max_chars)
     return _hard_fit(parts, view.max_chars)
@@ -132,10 +156,10 @@ def _shrink_recent(parts: _Parts, recent: list[Entry], max_chars: int) -> None:
             parts.older_dropped += 1
 
 
-def _shrink_summary(parts: _Parts, max_chars: int) -> None:
+def _shrink_summary(parts: _Parts, max_chars: int, floor: int = 0) -> None:
     over = len(parts.render()) - max_chars
-    if over > 0 and parts.summary:
-        parts.summary = cut_middle(parts.summary, max(len(parts.summary) - over, 0))
+    if over > 0 and len(parts.summary) > floor:
+        parts.summary = cut_middle(parts.summary, max(len(parts.summary) - over, floor))
 
 
 def _hard_fit(parts: _Parts, max_chars: int) -> str:

@@ -42,7 +42,7 @@ def compacted_summary(summary: str, folded: list[Entry]) -> str:
     terms = key_terms([summary, *(e.content for e in folded)])
     parts = [f"key terms: {', '.join(terms)}"] if terms else []
     checkpoints = [
-        ("" if e.verified else "(unverified) ") + " ".join(e.content.split())
+        ("" if e.verified else "(UNVERIFIED) ") + " ".join(e.content.split())
         for e in folded
         if e.role == "checkpoint"
     ]

@@ -18,6 +18,7 @@ from ctxmode.errors import CtxmodeError
 from ctxmode.policy.secrets import redact
 from ctxmode.session.memory.compact import compacted_summary
 from ctxmode.session.memory.model import ROLES, Entry, Session
+from ctxmode.session.memory.rounds import grown_summary, round_sentence
 
 
 class SessionNotFound(CtxmodeError, LookupError):
@@ -170,8 +171,18 @@ class MemoryStore:
                 raise SessionNotFound(f"no session named '{session_id}'")
             if role == "summary":
                 conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (content, session_id))
+            elif role == "tool":  # each round adds its sentence: the summary grows on its own
+                conn.execute(
+                    "UPDATE sessions SET summary = ? WHERE id = ?",
+                    (self._grown_summary(conn, session_id, content), session_id),
+                )
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
             return int(cursor.lastrowid or 0)
+
+    @staticmethod
+    def _grown_summary(conn: sqlite3.Connection, session_id: str, content: str) -> str:
+        row = conn.execute("SELECT summary FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return grown_summary(row[0], round_sentence(content))
 
     def set_summary(self, session_id: str, summary: str) -> int:
         """Replace the summary (also kept in the history as a `summary` entry)."""
