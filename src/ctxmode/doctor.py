@@ -56,7 +56,7 @@ def _project_db(project_root: str) -> Check:
     try:
         conn = schema.open_project_db(project_root)
     except Exception as exc:
-        return Check(FAIL, f"project database: {exc}")
+        return Check(FAIL, f"project database: {explained(exc, 'opening the project database')}")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
@@ -141,12 +141,23 @@ def run_checks(project_root: str) -> list[Check]:
     try:
         checks.extend(_runtimes())
     except Exception as exc:
-        checks.append(Check(FAIL, f"runtime detection failed: {exc}"))
+        checks.append(Check(FAIL, f"runtime detection failed: {explained(exc, 'runtimes')}"))
     try:
         checks.extend(host_checks(project_root))
     except Exception as exc:
-        checks.append(Check(WARN, f"host setup check failed: {exc}"))
+        checks.append(Check(WARN, f"host setup check failed: {explained(exc, 'host setup')}"))
     return checks
+
+
+def explained(error: Exception, context: str) -> str:
+    """One line for a check that failed: ours as it is, a bug with where its traceback went."""
+    from ctxmode import failures
+
+    return str(
+        failures.explain(
+            error, database="the project database", log="errors.log", context=f"doctor: {context}"
+        )
+    )
 
 
 def render(checks: list[Check]) -> str:

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import sys
 
+from ctxmode.errors import CtxmodeError
+
 _WHITESPACE = " \t\n\r"
+
+
+class MalformedJSON(CtxmodeError, ValueError):
+    """Text that is not one JSON value; the message says where it went wrong."""
 
 
 class _ScannerContext:
@@ -41,21 +47,21 @@ def loads(text: str) -> object:
     try:
         value, end = _scan_once(text, start)
     except StopIteration as stop:
-        raise ValueError(f"malformed JSON at offset {stop.value}") from None
+        raise MalformedJSON(f"malformed JSON at offset {stop.value}") from None
     except RecursionError:
-        raise ValueError("malformed JSON: nested too deeply") from None
+        raise MalformedJSON("malformed JSON: nested too deeply") from None
     except ValueError as error:
-        raise ValueError(f"malformed JSON: {str(error)[:120]}") from None
+        raise MalformedJSON(f"malformed JSON: {str(error)[:120]}") from None
     except SystemError:
         # The C scanner builds some errors from json.decoder, which it expects to be
         # imported already; import it (error path only) and scan again for the message.
         if "json.decoder" in sys.modules:
-            raise ValueError("malformed JSON") from None
+            raise MalformedJSON("malformed JSON") from None
         import json.decoder  # noqa: F401
 
         return loads(text)
     if text[end:].strip(_WHITESPACE):
-        raise ValueError(f"malformed JSON: extra data at offset {end}")
+        raise MalformedJSON(f"malformed JSON: extra data at offset {end}")
     return value
 
 

@@ -85,11 +85,13 @@ def command(
 
 
 def _read_stdin() -> str:
+    from ctxmode.store.knowledge import StoreInputError
+
     data = sys.stdin.buffer.read()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise click.ClickException("stdin is not valid UTF-8 text; nothing indexed") from None
+        raise StoreInputError("stdin is not valid UTF-8 text; nothing indexed") from None
 
 
 def _index_directory(

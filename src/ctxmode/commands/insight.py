@@ -26,6 +26,7 @@ def command(
 ) -> None:
     """Open a dashboard of what ctxmode kept out of the context, on 127.0.0.1 only."""
     from ctxmode import paths, project
+    from ctxmode.errors import CtxmodeError
     from ctxmode.insight import serve
     from ctxmode.insight.app import Dashboard
 
@@ -33,7 +34,7 @@ def command(
     try:
         sock = serve.bind(port)
     except OSError as error:
-        raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {error}") from None
+        raise CtxmodeError(f"cannot listen on 127.0.0.1:{port}: {error}") from None
     serve.run(
         dashboard,
         sock,

@@ -26,11 +26,12 @@ def command(
 ) -> None:
     """Search what `ctxmode index` (and the MCP tools) indexed in this project."""
     from ctxmode import project, schema
+    from ctxmode.errors import CtxmodeError
     from ctxmode.store.knowledge import KnowledgeBase
 
     text = " ".join(query).strip()
     if not text:
-        raise click.ClickException("give a query to search for")
+        raise CtxmodeError("give a query to search for")
     with schema.project_database(project.resolve_project_root(project_dir)) as conn:
         kb = KnowledgeBase(conn)
         result = kb.search([text], limit=limit, source=source, content_type=content_type)[0]

@@ -19,6 +19,7 @@ import click
 
 from ctxmode.launch import fast_hook_prefix, precompile, server_command
 from ctxmode.platforms import REGISTRY, load
+from ctxmode.platforms._install import InstallError
 
 if TYPE_CHECKING:
     from ctxmode.platforms._install import Change
@@ -26,12 +27,10 @@ if TYPE_CHECKING:
 
 
 def target_dir(platform: str, scopes: tuple[str, ...], project_dir: str) -> str:
-    """The project dir to install into ("" = user scope), or a ClickException."""
+    """The project dir to install into ("" = user scope), or an InstallError."""
     if project_dir:
         if "project" not in scopes:
-            raise click.ClickException(
-                f"{platform} has no project-scope config; run without --project"
-            )
+            raise InstallError(f"{platform} has no project-scope config; run without --project")
         return os.path.abspath(project_dir)
     if "user" in scopes:
         return ""
@@ -78,7 +77,7 @@ def command(
     prefix = fast_hook_prefix()
     profiles = {"chosen": chosen} if installer.profiles else {}
     if chosen and not profiles:
-        raise click.ClickException(f"{platform} has no profiles; run without --profile")
+        raise InstallError(f"{platform} has no profiles; run without --profile")
     if uninstall:  # an InstallError is reported like any other (see ctxmode.cli)
         changes = installer.uninstall_changes(root, **profiles)
     else:
@@ -94,7 +93,7 @@ def command(
         try:
             apply(change)
         except OSError as error:
-            raise click.ClickException(f"cannot write {change.path}: {error}") from None
+            raise InstallError(f"cannot write {change.path}: {error}") from None
         done = describe(change)
         click.echo(done[0].upper() + done[1:])
     if not pending:

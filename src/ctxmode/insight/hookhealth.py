@@ -62,6 +62,10 @@ class HostChecks:
                 try:
                     self._checks = doctor.host_checks(self.project_root)
                 except Exception as error:
-                    self._checks = [doctor.Check(doctor.WARN, f"host setup check failed: {error}")]
+                    failed = doctor.Check(
+                        doctor.WARN,
+                        f"host setup check failed: {doctor.explained(error, 'host setup')}",
+                    )
+                    self._checks = [failed]
                 self._at = time.monotonic()
             return self._checks

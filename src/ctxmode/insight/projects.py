@@ -18,6 +18,12 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from ctxmode import paths, schema
+from ctxmode.errors import CtxmodeError
+
+
+class ProjectNotFound(CtxmodeError, LookupError):
+    """No project with that key has a database under this data root."""
+
 
 ALL = "all"
 # Schema versions the pages can read (a database is migrated when ctxmode next writes to it;
@@ -153,5 +159,5 @@ def scope_for(key: str, known: list[Project]) -> Scope:
         return Scope(ALL, tuple(known))
     chosen = tuple(p for p in known if p.key == key)
     if not chosen:
-        raise LookupError(f"no project {key!r} in this data root")
+        raise ProjectNotFound(f"no project {key!r} in this data root")
     return Scope(key, chosen)

@@ -18,7 +18,12 @@ import urllib.request
 from collections.abc import Callable
 
 from ctxmode import paths
+from ctxmode.errors import CtxmodeError
 from ctxmode.insight.app import Dashboard, build_app
+
+
+class DashboardError(CtxmodeError, RuntimeError):
+    """The dashboard could not be started; the message says where its log is."""
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 15.0
@@ -154,4 +159,4 @@ def ensure_running(project_root: str, idle_minutes: float = 120) -> str:
         if url:
             return url
         time.sleep(0.1)
-    raise RuntimeError(f"the dashboard did not start; see {paths.logs_dir()}/insight.log")
+    raise DashboardError(f"the dashboard did not start; see {paths.logs_dir()}/insight.log")

@@ -29,6 +29,7 @@ import os
 import sys
 
 from ctxmode import fastjson, paths, settings
+from ctxmode.errors import CtxmodeError
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, scan
 from ctxmode.policy.shell import clock as shell_clock
 
@@ -112,13 +113,17 @@ SETTINGS_NAMES = ("settings.local.json", "settings.json")
 VCS_MARKERS = (".git", ".hg", ".svn", ".jj", ".bzr")
 
 
+class UnusableDirectory(CtxmodeError, ValueError):
+    """A directory name no file system accepts (a NUL character in it)."""
+
+
 def rules_root(start: str, host_dir: str = "") -> str:
     """The project whose settings apply to a call made from directory `start`: `host_dir`
     (the host's project-dir variable) when it is a directory, else the nearest ancestor of
     `start` holding `.claude/settings*.json` (the user's own `~/.claude` does not count),
     else the nearest version-control root, else `start` itself."""
     if "\0" in start or "\0" in host_dir:
-        raise ValueError(f"directory name contains a NUL character: {start!r}")
+        raise UnusableDirectory(f"directory name contains a NUL character: {start!r}")
     if host_dir and os.path.isdir(host_dir):
         return os.path.abspath(host_dir)
     if not start:

@@ -55,6 +55,10 @@ class RuntimeMissingError(CtxmodeError, RuntimeError):
     """No program for the language is installed; the message says what to install."""
 
 
+class UnsupportedLanguage(CtxmodeError, ValueError):
+    """A language we do not run; the message lists the ones we do."""
+
+
 @dataclass(frozen=True)
 class Runtime:
     """One installed program able to run a language."""
@@ -208,10 +212,10 @@ _FINDERS: dict[str, Callable[[], Runtime | None]] = {
 
 
 def check_language(language: str) -> str:
-    """`language` normalised, or ValueError naming the supported ones."""
+    """`language` normalised, or UnsupportedLanguage naming the supported ones."""
     normalized = language.strip().lower()
     if normalized not in SUPPORTED_LANGUAGES:
-        raise ValueError(
+        raise UnsupportedLanguage(
             f"unsupported language {language!r}; use one of: {', '.join(SUPPORTED_LANGUAGES)}"
         )
     return normalized

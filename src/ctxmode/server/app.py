@@ -166,7 +166,7 @@ def serve(project_dir: str | None = None) -> None:
     try:
         state.prune_idle_sources()
     except Exception as exc:  # retention must never stop the server from starting
-        paths.append_log("server-errors.log", f"pruning idle sources failed: {exc!r}")
+        paths.log_traceback("server-errors.log", exc, "pruning idle sources failed")
     _stop_on_signals()
     try:
         anyio.run(_serve, state)
