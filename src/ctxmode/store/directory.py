@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ctxmode import settings
 from ctxmode.stats import size_text
 from ctxmode.store import walk
-from ctxmode.store.indexing import SNIFF_BYTES
+from ctxmode.store.indexing import looks_binary
 from ctxmode.store.records import IndexResult, StoreInputError
 
 if TYPE_CHECKING:
@@ -101,11 +101,6 @@ def skipped_lines(result: DirectoryIndexResult) -> list[str]:
     return lines
 
 
-def _is_binary(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return b"\x00" in handle.read(SNIFF_BYTES)
-
-
 def select_files(
     root: str,
     options: walk.WalkOptions,
@@ -125,7 +120,7 @@ def select_files(
             skipped.add(walk.EMPTY, relpath)
             continue
         try:
-            binary = _is_binary(abspath)
+            binary = looks_binary(abspath)
         except OSError as exc:
             skipped.add(walk.UNREADABLE, relpath, size, exc.strerror)
             continue

@@ -64,7 +64,7 @@ def _check_format(fmt: str) -> None:
         raise StoreInputError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
-def _sniff_binary(path: str) -> bool:
+def looks_binary(path: str) -> bool:
     with open(path, "rb") as f:
         return b"\x00" in f.read(SNIFF_BYTES)
 
@@ -229,7 +229,7 @@ class Indexing:
             raise StoreInputError(f"not a regular file: {path}")
         try:
             stat = os.stat(real)
-            binary = _sniff_binary(real)
+            binary = looks_binary(real)
         except OSError as exc:
             raise StoreInputError(f"cannot read {path}: {exc.strerror}") from None
         if stat.st_size == 0:

@@ -19,8 +19,10 @@ def _clip(text: str, limit: int) -> str:
 
 def _rest_of(lines: list[str], prefix: str) -> str | None:
     """What follows `prefix` on the first line starting with it."""
-    found = next((line for line in lines if line.startswith(prefix)), None)
-    return found[len(prefix) :].strip() or None if found is not None else None
+    for line in lines:
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip() or None
+    return None
 
 
 def _line_after(lines: list[str], prefix: str) -> str | None:
@@ -65,7 +67,8 @@ def grown_summary(summary: str, sentence: str) -> str:
         head.append(lines.pop(0))
     earlier = 0
     if lines and lines[0].startswith(_EARLIER):
-        earlier = int(lines.pop(0).removeprefix(_EARLIER).split()[0])
+        count = lines.pop(0).removeprefix(_EARLIER).split()[:1]
+        earlier = int(count[0]) if count and count[0].isdigit() else 0
     lines.append(sentence)
     dropped = max(len(lines) - MAX_ROUND_LINES, 0)
     earlier += dropped
