@@ -127,3 +127,14 @@ def test_outside_a_repository_only_the_walked_tree_gitignore_counts(kb, tmp_path
     (parent / ".gitignore").write_text("*.md\n")
     (sub / "a.md").write_text("# A\n\nstill indexed: no repository here\n")
     assert kb.index_directory(str(sub), label_prefix="s").indexed == 1
+
+
+def test_a_worktree_git_file_and_finder_litter_count_as_tool_files(kb, tmp_path):
+    tree = tmp_path / "wt"
+    tree.mkdir()
+    (tree / ".git").write_text("gitdir: /elsewhere/.git/worktrees/wt\n")
+    (tree / ".DS_Store").write_text("finder\n")
+    (tree / "notes.md").write_text("# Notes\nkept\n")
+    result = kb.index_directory(str(tree), label_prefix="w")
+    assert labels(kb) == ["w:notes.md"]
+    assert result.skipped["tool_directory"].count == 2

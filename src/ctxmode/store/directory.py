@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # How a reason reads after "N skipped, ".
 REASON_TEXT = {
     walk.GITIGNORED: "ignored by .gitignore",
-    walk.TOOL_DIR: "tool directory (.git, node_modules, ...)",
+    walk.TOOL_DIR: "tool files and directories (.git, node_modules, ...)",
     walk.TOO_DEEP: "deeper than the depth limit",
     walk.FILTERED: "not matching the extension/include/exclude filters",
     walk.SYMLINK: "symbolic link, not followed",

@@ -195,6 +195,8 @@ def walk_files(
         return FILTERED if options.exclude and _matches(relpath, options.exclude) else None
 
     def file_skip(relpath: str, specs: list) -> str | None:
+        if relpath.rsplit("/", 1)[-1] in ALWAYS_SKIPPED_DIRS:  # a worktree's .git file, .DS_Store
+            return TOOL_DIR
         if listed is not None and relpath not in listed:
             return GITIGNORED
         if listed is None and specs and _ignored(relpath, False, specs):
