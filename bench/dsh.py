@@ -7,8 +7,8 @@ Run: `.venv/bin/python bench/dsh.py` (needs `.ci/install-hosts` to have installe
    of five bulky calls twice: before `ctxmode setup dsh` (the baseline, same run) and
    after it. The calls: `cat` of a 300 KB log, a pytest run with failures,
    `git log --stat` of this repository, a `read` of a 5,000-row file and a repo-wide
-   `grep` for `raise ` (under 250 matches, so DSH shows them all; the needle is one from
-   the middle of what it shows). Printed: bytes of each tool result the model received,
+   `grep` for `raise ` (under 250 matches, so DSH shows them all; the needle is the text
+   of a match from the middle of what it shows). Printed: bytes of each tool result the model received,
    both ways, and the saving. Then every needle (a line from the middle of each output) must be reachable:
    in the notice, or found by the one `ctx_search(queries, source: label)` the model is
    scripted to call for it through DSH. Target: >= 90% fewer bytes, every needle reachable.
@@ -76,8 +76,16 @@ def make_inputs(work: Path) -> dict[str, str]:
         "tests": "test_case_0217",
         "git-log": subjects[len(subjects) // 2][:60],
         "read": "NEEDLE-row-1200",
-        "grep": "",  # set from the middle of what DSH's grep shows (it keeps 250 matches)
+        "grep": "",  # set from what DSH's grep shows natively (`grep_needle`)
     }
+
+
+def grep_needle(shown: str) -> str:
+    """The text of the match nearest the middle of what DSH's grep showed that no other
+    match shares (DSH shows `Line N: <text>` rows; a notice or a search shows the text)."""
+    texts = [line.split(": ", 1)[1] for line in shown.splitlines() if line.startswith("Line ")]
+    unique = [text for text in texts if texts.count(text) == 1 and len(text.strip()) > 20]
+    return unique[len(unique) // 2].strip() if unique else "(no match)"
 
 
 def first_turn(work: Path) -> Reply:
@@ -165,8 +173,7 @@ def bytes_part(root: Path, netns: str | None) -> None:
     needles = make_inputs(world.work)
     native, without_time = session(world, [first_turn(world.work), reply("done")])
     baseline = results(native[1])[: len(KEYS)]
-    shown = [line for line in baseline[KEYS.index("grep")].splitlines() if line.startswith("Line ")]
-    needles["grep"] = shown[len(shown) // 2] if shown else "(no match)"
+    needles["grep"] = grep_needle(baseline[KEYS.index("grep")])
     setup(world)
     ours, with_time = session(world, [first_turn(world.work), search_turn(needles), reply("done")])
     adapted = results(ours[1])[: len(KEYS)]

@@ -183,6 +183,73 @@ def test_the_notice_indexes_the_whole_spilled_stream(tmp_path: Path):
     assert any("needle-in-the-middle" in hit.snippet for hit in hits)
 
 
+GREP_LIMIT = 8_000  # DSH's schema default for grep
+
+
+def grep_value(count: int, files: int = 10) -> dict:
+    rows = [
+        (f"src/mod_{n % files}.py", n + 1, f"    raise ValueError('case {n}')")
+        for n in range(count)
+    ]
+    return {"matches": [{"path": p, "lineNumber": n, "line": t} for p, n, t in rows]}
+
+
+def grep_text(value: dict, shown: int) -> str:
+    """DSH's rendering: a header, then `path` and `Line N: text` rows (here one per match)."""
+    rows = [f"{m['path']}\nLine {m['lineNumber']}: {m['line']}" for m in value["matches"][:shown]]
+    return f"Found {len(value['matches'])} matches\n\n" + "\n\n".join(rows)
+
+
+def grep_answer(text: str, value: dict, config: dict, cwd: str = "") -> dict | None:
+    body = payload("grep", {"pattern": "raise "}, config=config, result=result(text, value=value),
+                   **({"cwd": cwd} if cwd else {}))  # fmt: skip
+    return answer("post-execute", body)
+
+
+def test_a_tool_of_its_own_limit_is_cut_above_it_and_others_keep_the_general_one():
+    config = {"maxResultBytesPerTool": {"grep": GREP_LIMIT}}
+    exact = "x" * GREP_LIMIT
+    assert grep_answer(exact, {}, config) is None
+    assert grep_answer(exact + "y", {}, config)["kind"] == "accept"
+    assert grep_answer(exact + "y", {}, {}) is None  # no own limit: the general 20,000
+    bash = payload("bash", {"command": "x"}, config=config, result=result(exact + "y"))
+    assert answer("post-execute", bash) is None
+    pwsh_limit = payload("bash", {"command": "x"}, config={"maxResultBytesPerTool": {"pwsh": 6_000}},
+                         result=result("x\n" * 3_001))  # fmt: skip
+    assert answer("post-execute", pwsh_limit)["kind"] == "accept"  # bash counts as pwsh
+    odd = rules.Settings({"maxResultBytesPerTool": {"grep": "small", "glob": -1, "read": 5}})
+    assert odd.max_result_bytes_per_tool == {"read": 5}
+
+
+def test_a_grep_notice_counts_matches_per_file_and_indexes_every_match(tmp_path: Path):
+    """Also the matches DSH itself left out of what it showed (it keeps 250)."""
+    from ctxmode.project import resolve_project_root
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    value = grep_value(400)
+    value["matches"][333]["line"] = "    raise KeyError('needle-past-the-cap')"
+    shown = grep_text(value, 250)
+    config = {"maxResultBytesPerTool": {"grep": GREP_LIMIT}}
+    notice = grep_answer(shown, value, config, cwd=str(tmp_path))["content"][0]["text"]
+    assert len(notice.encode()) <= 2048
+    assert "400 matches in 10 files" in notice
+    assert "src/mod_0.py (40)" in notice
+    assert "src/mod_0.py:1:     raise ValueError('case 0')" in notice  # the first matches
+    assert "errors and diagnostics" not in notice  # a match saying "Error" is no failure
+    label = notice.split('source="', 1)[1].split('"', 1)[0]
+    with KnowledgeBase.open(resolve_project_root(str(tmp_path))) as kb:
+        hits = kb.search(["needle-past-the-cap"], limit=3, source=label)[0].hits
+    assert any("src/mod_3.py:334:" in hit.snippet for hit in hits)
+
+
+def test_grep_matches_are_read_from_dsh_value_and_bad_rows_skipped():
+    value = {"matches": [{"path": "a.py", "lineNumber": 3, "line": "x"}, {"path": "b.py"},
+                         "junk", {"path": "c.py", "lineNumber": 1}]}  # fmt: skip
+    parsed = dsh.tool_result({"content": [{"type": "text", "text": "t"}], "value": value})
+    assert parsed.matches == [("a.py", 3, "x"), ("c.py", 1, "")]
+    assert dsh.tool_result({"content": [], "value": {"matches": "no"}}).matches == []
+
+
 def test_a_big_read_gets_guidance_in_its_notice(tmp_path: Path):
     big = tmp_path / "big.txt"
     big.write_text("row\n" * 20_000)

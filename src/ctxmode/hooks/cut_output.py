@@ -6,10 +6,15 @@ host kept only part of a stream and spilled the whole of it to a file
 output is findable with one `ctx_search`. The notice (at most NOTICE_BYTES) is the
 sandbox's shaping of `ctx_execute` output: exit code, sizes, head, every error line up to
 a cap, tail, summary line, then the label and the exact search call in the host's naming.
+A content search's result (`ToolResult.matches`) is indexed as one `path:line: text` row
+per match, each row findable with its file, and its notice counts the matches per file
+instead: there, lines saying "error" are what was searched for, not failures.
 Off the fast path: imported only when a result is over the limit.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ctxmode import paths
 from ctxmode.hooks.plugin_rules import ToolResult
@@ -22,6 +27,7 @@ from ctxmode.sandbox.shaping import (
     CommandRun,
     StoreKnowledge,
     fit_notice,
+    head_lines,
     shape_output,
     unique_label,
 )
@@ -62,16 +68,13 @@ def cut(
     None (the result passes through untouched) when the output could not be indexed:
     nothing may be cut that cannot be found again.
     """
-    from ctxmode import project
     from ctxmode.store.knowledge import KnowledgeBase
 
-    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool_name)[:40]
-    label = unique_label(f"tool:{safe_tool or 'tool'}")
+    label = _label(tool_name)
     search = SEARCH_CALL.format(prefix=prefix, label=label)
     run, spool = _run(result)
     try:
-        root = project.resolve_project_root(event.project_dir or None)
-        with KnowledgeBase.open(root) as kb:
+        with KnowledgeBase.open(_root(event)) as kb:
             reply = shape_output(
                 run,
                 label=label,
@@ -87,3 +90,76 @@ def cut(
         return None
     meta = {"label": label, "bytes": run.stdout.byte_count + run.stderr.byte_count}
     return Decision("replace_output", context=fit_notice(reply.text, note), meta=meta)
+
+
+def _label(tool_name: str) -> str:
+    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool_name)[:40]
+    return unique_label(f"tool:{safe_tool or 'tool'}")
+
+
+def _root(event: HookEvent) -> str:
+    from ctxmode import project
+
+    return project.resolve_project_root(event.project_dir or None)
+
+
+MATCH_ROW_CHARS = 240  # a match row shown in a notice (the index keeps it whole)
+
+
+def _rows(matches: list[tuple[str, int, str]]) -> Iterator[str]:
+    """`path:line: text` rows, a few hundred per piece (a piece is indexed at a time)."""
+    batch: list[str] = []
+    for path, number, line in matches:
+        batch.append(f"{path}:{number}: {line}\n")
+        if len(batch) == 500:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+def _per_file(matches: list[tuple[str, int, str]], budget: int) -> str:
+    """`path (count)` lines, most matches first, within `budget` bytes."""
+    counts: dict[str, int] = {}
+    for path, _, _ in matches:
+        counts[path] = counts.get(path, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: -item[1])  # stable: first seen wins ties
+    lines = [f"{path} ({count})" for path, count in ranked]
+    shown = head_lines("\n".join(lines), budget).rstrip("\n").splitlines()
+    more = len(lines) - len(shown)
+    return "\n".join(shown) + (f"\n… {more} more files" if more else "")
+
+
+def cut_matches(
+    event: HookEvent, result: ToolResult, prefix: str, tool_name: str
+) -> Decision | None:
+    """A content search's notice: count, matches per file, the first matches, the search.
+
+    Every match is indexed, also those the host itself left out of what it showed.
+    None (the result passes through untouched) when the matches could not be indexed.
+    """
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    matches = result.matches
+    label = _label(tool_name)
+    try:
+        with KnowledgeBase.open(_root(event)) as kb:
+            chunks = StoreKnowledge(kb).index(label, _rows(matches))
+    except Exception as error:  # nothing may be cut that cannot be found again
+        paths.append_log("hook-errors.log", f"matches not indexed: {error!r}")
+        return None
+    files = len({path for path, _, _ in matches})
+    size = len(result.text.encode("utf-8", "surrogatepass"))
+    header = (
+        f"[{tool_name} · {len(matches):,} matches in {files:,} files · {size:,} bytes shown "
+        f'natively · every match indexed as "{label}" ({chunks} chunks)]'
+    )
+    search = "Every match is searchable: " + SEARCH_CALL.format(prefix=prefix, label=label)
+    room = NOTICE_BYTES - len(header.encode()) - len(search.encode()) - 80
+    per_file = _per_file(matches, room * 3 // 5)
+    first = [row[:MATCH_ROW_CHARS] for row in "".join(_rows(matches[:20])).splitlines()]
+    first_text = head_lines("\n".join(first), room - len(per_file.encode())).rstrip("\n")
+    text = "\n".join([header, "--- matches per file ---", per_file, "--- first matches ---",
+                      first_text, search])  # fmt: skip
+    meta = {"label": label, "bytes": size}
+    return Decision("replace_output", context=fit_notice(text), meta=meta)

@@ -29,6 +29,7 @@ DEFAULTS: dict[str, object] = {
     "denyTools": ["web_fetch"],
     "truncateTools": ["pwsh", "read", "grep", "glob"],
     "maxResultBytes": 20_000,
+    "maxResultBytesPerTool": {},  # tool name -> its own limit (DSH's schema sets grep's)
     "minCommandBytes": 0,
     "readThresholdBytes": 50_000,
     "interceptSubagent": False,
@@ -42,9 +43,11 @@ class ToolResult:
     `text`: what the model would see. `exit_code`: a shell's exit status (None for other
     tools). `full_stdout_path`: a file holding the whole stdout when `text` kept only part
     of it; then `after_stdout` is the rest of `text` after the stdout part (stderr, exit).
+    `matches`: for a content search, every match as (path, line number, line), also those
+    the host left out of `text`.
     """
 
-    __slots__ = ("after_stdout", "exit_code", "full_stdout_path", "is_error", "text")
+    __slots__ = ("after_stdout", "exit_code", "full_stdout_path", "is_error", "matches", "text")
 
     def __init__(
         self,
@@ -53,8 +56,10 @@ class ToolResult:
         exit_code: int | None = None,
         full_stdout_path: str = "",
         after_stdout: str = "",
+        matches: list[tuple[str, int, str]] | None = None,
     ) -> None:
         self.text = text
+        self.matches = matches or []
         self.is_error = is_error
         self.exit_code = exit_code
         self.full_stdout_path = full_stdout_path
@@ -69,6 +74,7 @@ class Settings:
         "enabled",
         "intercept_subagent",
         "max_result_bytes",
+        "max_result_bytes_per_tool",
         "min_command_bytes",
         "read_threshold_bytes",
         "server_name",
@@ -87,6 +93,12 @@ class Settings:
         self.deny_tools = _names(pick("denyTools", list))
         self.truncate_tools = _names(pick("truncateTools", list))
         self.max_result_bytes = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
+        per_tool = pick("maxResultBytesPerTool", dict)
+        self.max_result_bytes_per_tool = {
+            name: limit
+            for name, limit in per_tool.items()  # type: ignore[attr-defined]
+            if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0
+        }
         self.min_command_bytes = max(0, int(pick("minCommandBytes", int)))  # type: ignore[call-overload]
         self.read_threshold_bytes = max(0, int(pick("readThresholdBytes", int)))  # type: ignore[call-overload]
         self.intercept_subagent = bool(pick("interceptSubagent", bool))
@@ -99,6 +111,16 @@ def _names(values: object) -> frozenset[str]:
         if isinstance(values, list)
         else frozenset()
     )
+
+
+def result_limit(tool: str, settings: Settings) -> int:
+    """The byte size up to which `tool`'s result passes through: its own limit, else the
+    general one (a shell tool's own limit counts for every shell, as in `listed`)."""
+    own = settings.max_result_bytes_per_tool
+    for name, limit in own.items():
+        if name == tool or (is_shell(tool) and is_shell(name)):
+            return limit
+    return settings.max_result_bytes
 
 
 def is_shell(tool: str) -> bool:
@@ -200,14 +222,18 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return None  # a failed result passes through exactly as the host made it
     if not applies(event, settings) or prefix is None:
         return None
-    if not listed(host_tool_name(event), settings.truncate_tools):
+    host_tool = host_tool_name(event)
+    if not listed(host_tool, settings.truncate_tools):
         return None
-    if _whole_size(result) <= settings.max_result_bytes:
+    if _whole_size(result) <= result_limit(host_tool, settings):
         return None
-    from ctxmode.hooks.cut_output import cut
+    from ctxmode.hooks.cut_output import cut, cut_matches
+
+    if result.matches:
+        return cut_matches(event, result, prefix, host_tool)
 
     note = _read_note(event, settings, prefix)
-    return cut(event, result, prefix, host_tool_name(event), note=note)
+    return cut(event, result, prefix, host_tool, note=note)
 
 
 def _whole_size(result: ToolResult) -> int:

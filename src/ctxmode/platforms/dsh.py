@@ -95,7 +95,24 @@ def tool_result(result: object) -> ToolResult:
         exit_code=exit_code,
         full_stdout_path=spilled if marker >= 0 else "",
         after_stdout=after,
+        matches=_grep_matches(value),
     )
+
+
+def _grep_matches(value: dict) -> list[tuple[str, int, str]]:
+    """DSH's grep value `{matches: [{path, lineNumber, line}]}`: every match, also those
+    past the 250 its rendered text shows (the shim cuts each line to 2,000 characters)."""
+    found = value.get("matches")
+    if not isinstance(found, list):
+        return []
+    return [
+        (match["path"], match["lineNumber"], match.get("line") or "")
+        for match in found
+        if isinstance(match, dict)
+        and isinstance(match.get("path"), str)
+        and isinstance(match.get("lineNumber"), int)
+        and isinstance(match.get("line", ""), str)
+    ]
 
 
 def _exit_code(text: str) -> int | None:

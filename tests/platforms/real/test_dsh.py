@@ -12,13 +12,14 @@ import re
 from pathlib import Path
 
 from support.cli import ctx
-from support.fake_model import FakeModel, Reply, Request, ToolCall, call, reply
+from support.fake_model import FakeModel, Reply, Request, ToolCall, reply
 from support.host_checks import named_tools_exist, offered_our_tools, tool_named_in
 from support.hosts import HOSTS_DIR, HostRun, HostWorld, pypi_python
 
 OUR_NAME = "mcp__context-mode__{tool}"
 ANY_OUR_TOOL = r"mcp__context-mode__ctx_\w+"
 NEEDLE = "NEEDLE-from-the-middle-4242"
+GREP_NEEDLE = "needle-past-the-grep-cap"  # one of 400 matches; DSH shows 250 of them
 NOTICE_BYTES = 2048
 
 
@@ -76,6 +77,13 @@ def first_turn(work: Path) -> Reply:
     lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
     big.write_text("\n".join(lines) + "\n")
     assert big.stat().st_size > 290_000
+    found = work / "found"
+    found.mkdir(exist_ok=True)  # the native run writes the same files again
+    for n in range(40):
+        rows = [f"def case_{n}_{k}(): raise ValueError('case {n}/{k}')" for k in range(10)]
+        if n == 33:
+            rows[2] = f"def case_33_2(): raise KeyError('{GREP_NEEDLE}')"
+        (found / f"mod_{n:02d}.py").write_text("\n".join(rows) + "\n")
     calls = {
         "fetch": ("web_fetch", {"url": "https://example.com/docs"}),
         "curl": ("bash", {"command": "curl -s https://example.com/docs", "description": "fetch"}),
@@ -83,11 +91,12 @@ def first_turn(work: Path) -> Reply:
         "small": ("bash", {"command": "echo small-output", "description": "echo"}),
         "nonzero": ("bash", {"command": "ls missing-dir", "description": "list"}),
         "missing": ("read", {"file_path": str(work / "missing.txt")}),
+        "grep": ("grep", {"pattern": "raise ", "path": str(found)}),
     }
     return Reply(tool_calls=[ToolCall(name, {**args}) for name, args in calls.values()])
 
 
-CALL_KEYS = ("fetch", "curl", "big", "small", "nonzero", "missing")
+CALL_KEYS = ("fetch", "curl", "big", "small", "nonzero", "missing", "grep")
 
 
 def by_key(request: Request) -> dict[str, tuple[str, bool]]:
@@ -96,11 +105,15 @@ def by_key(request: Request) -> dict[str, tuple[str, bool]]:
     return dict(zip(CALL_KEYS, results[: len(CALL_KEYS)], strict=True))
 
 
-def search_the_label(request: Request) -> Reply:
-    notice = by_key(request)["big"][0]
-    name = tool_named_in(notice, r"mcp__[\w-]+__ctx_search\b")
-    label = re.search(r'source="([^"]+)"', notice).group(1)
-    return call(name, queries=[NEEDLE], source=label)
+def search_the_labels(request: Request) -> Reply:
+    """One ctx_search for the log's needle, one for the grep's, each by its notice's label."""
+    calls = []
+    for key, needle in (("big", NEEDLE), ("grep", GREP_NEEDLE)):
+        notice = by_key(request)[key][0]
+        name = tool_named_in(notice, r"mcp__[\w-]+__ctx_search\b")
+        label = re.search(r'source="([^"]+)"', notice).group(1)
+        calls.append(ToolCall(name, {"queries": [needle], "source": label}))
+    return Reply(tool_calls=calls)
 
 
 def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) -> None:
@@ -111,7 +124,7 @@ def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) ->
     assert made.returncode == 0, made.describe()
     setup(world)
 
-    with world.fake_model([first_turn(world.work), search_the_label, reply("done")]) as model:
+    with world.fake_model([first_turn(world.work), search_the_labels, reply("done")]) as model:
         dsh(world, model)
     first, after_tools, after_search = model.main_requests
     offered_our_tools(first, OUR_NAME)
@@ -129,8 +142,12 @@ def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) ->
     assert not is_error and len(notice.encode()) <= NOTICE_BYTES, notice
     assert "processed batch 0 ok" in notice and "processed batch 5699 ok" in notice
     named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
-    found, _ = list(results_by_call(after_search).values())[-1]
-    assert NEEDLE in found
+    grep_notice, is_error = ours["grep"]
+    assert not is_error and len(grep_notice.encode()) <= NOTICE_BYTES, grep_notice
+    assert "400 matches in 40 files" in grep_notice, grep_notice
+    found_log, found_grep = [text for text, _ in list(results_by_call(after_search).values())[-2:]]
+    assert NEEDLE in found_log
+    assert GREP_NEEDLE in found_grep  # all 400 indexed, not only the 250 DSH shows
 
     setup(world, "--uninstall")
     with world.fake_model([first_turn(world.work), reply("done")]) as model:
@@ -143,6 +160,7 @@ def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) ->
     assert native["nonzero"][1] is False and native["missing"][1] is True
     assert "ctxmode" not in native["fetch"][0] and "ctxmode" not in native["curl"][0]
     assert len(native["big"][0].encode()) > 40_000  # DSH's own cut: tens of KB reach the model
+    assert native["grep"][0].startswith("Found 250 of 400 matches")  # which 250: rg's walk order
     profile = Path(env["DSH_HOME"]) / "profiles" / "headless"
     assert (
         json.loads((profile / "package.json").read_text())["dsh"]["profile"]["bundles"][-1]

@@ -1,9 +1,9 @@
 // ctxmode for DSH (DeepSeek Harness): a thin shim over ctxmode's Python rules.
 //
 // tools/pre-execute: ask Python; a `{kind: 'deny', reason}` answer is returned as is.
-// tools/post-execute: let later listeners run, then ask Python; a `{kind: 'accept',
-// content}` answer replaces what the model sees (never for a failed result: Python skips
-// those). A system-prompt section carries the routing block with the tool names DSH
+// tools/post-execute: let later listeners run, then ask Python about what the model would
+// see; a `{kind: 'accept', content}` answer replaces it (never for a failed result: Python
+// skips those). A system-prompt section carries the routing block with the tool names DSH
 // really offers. Session events feed session memory: each user prompt is recorded, a
 // compaction's start snapshots the session and its end puts the guide in a second section. Every decision is made in Python (`ctxmode hook dsh <event>`); when it
 // fails or is slow, the call proceeds untouched and the failure is logged.
@@ -19,6 +19,8 @@ export const Config = Schema.object({
   truncateTools: Schema.array(Schema.string()).default(['pwsh', 'read', 'grep', 'glob'])
     .description('Tools whose oversized results become a notice (bash counts as pwsh).'),
   maxResultBytes: Schema.natural().default(20000).description('Results up to this size pass through.'),
+  maxResultBytesPerTool: Schema.dict(Schema.natural()).default({ grep: 8000 })
+    .description('A tool\'s own limit instead of maxResultBytes (grep: its matches stay searchable).'),
   minCommandBytes: Schema.natural().default(0).description('Shell commands shorter than this skip routing.'),
   readThresholdBytes: Schema.natural().default(50000).description('A read of a bigger file gets guidance.'),
   interceptSubagent: Schema.boolean().default(false).description('Also route subagents\' calls.'),
@@ -30,7 +32,7 @@ const TIMEOUT_MS = {
   'pre-execute': 3000, 'post-execute': 20000, 'system-prompt': 3000,
   'user-prompt': 5000, 'pre-compact': 20000, compacted: 20000,
 }
-const MAX_VALUE_STRING = 1024 // long strings of a result's value (the output again) stay home
+const MAX_VALUE_STRING = 2000 // longer strings of a result's value are cut (DSH's grep line cap)
 
 function toolNames(ctx) {
   try { return [...ctx.tools.view().visible.keys()] } catch { return [] }
@@ -40,7 +42,7 @@ function briefValue(value) {
   if (value === undefined) return undefined
   try {
     return JSON.parse(JSON.stringify(value, (key, item) =>
-      typeof item === 'string' && item.length > MAX_VALUE_STRING ? undefined : item))
+      typeof item === 'string' && item.length > MAX_VALUE_STRING ? item.slice(0, MAX_VALUE_STRING) : item))
   } catch { return undefined }
 }
 
@@ -82,9 +84,12 @@ export function apply(ctx, config) {
 
   ctx.on('tools/post-execute', async (exec, result, next) => {
     const decision = await next()
-    if (!config.enabled || decision?.kind !== 'accept' || Object.hasOwn(decision, 'content') || Object.hasOwn(decision, 'value')) return decision
+    if (!config.enabled || decision?.kind !== 'accept' || Object.hasOwn(decision, 'value')) return decision
+    // What the model would see: the result, or the content a later listener put in its
+    // place (DSH's own grep does so past 250 matches).
+    const content = Object.hasOwn(decision, 'content') ? decision.content : result.content
     const payload = callPayload(ctx, config, exec)
-    payload.result = { content: result.content, isError: result.isError === true, value: briefValue(result.value) }
+    payload.result = { content, isError: result.isError === true, value: briefValue(result.value) }
     const answer = await bridge.ask('post-execute', payload, TIMEOUT_MS['post-execute'])
     if (result.isError || answer?.kind !== 'accept' || !Array.isArray(answer.content)) return decision
     return { ...decision, content: answer.content }
