@@ -34,10 +34,12 @@ class ToolCall:
 
 @dataclass
 class Reply:
-    """What the model answers: some text, then zero or more tool calls."""
+    """What the model answers: some text, then zero or more tool calls; or, with `error`
+    set, an HTTP 400 whose error message is `error` (e.g. a context-window overflow)."""
 
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
+    error: str = ""
 
 
 def reply(text: str) -> Reply:
@@ -256,6 +258,10 @@ def _handler_for(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                            json.dumps({"input_tokens": 100, "totalTokens": 100}))  # fmt: skip
                 return
             answer = model.answer(request)
+            if answer.error:
+                error = {"type": "invalid_request_error", "message": answer.error}
+                self._send(400, "application/json", json.dumps({"type": "error", "error": error}))
+                return
             content_type, text = _RENDERERS[request.api](model, request, answer)
             self._send(200, content_type, text)
 

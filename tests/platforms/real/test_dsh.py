@@ -166,3 +166,55 @@ def test_dsh_denies_cuts_and_uninstalls_to_native_behaviour(world: HostWorld) ->
         json.loads((profile / "package.json").read_text())["dsh"]["profile"]["bundles"][-1]
         != "ctxmode-dsh"
     )
+
+
+OVERFLOW = "prompt is too long: context length exceeded"  # DSH reads it as CONTEXT_WINDOW_EXCEEDED
+COMPACTION_ASK = "acting as a compaction engine"  # DSH's own summary instruction
+
+
+def message_texts(request: Request, role: str) -> list[str]:
+    return [
+        block.get("text", "")
+        for message in request.body.get("messages", [])
+        if message.get("role") == role and isinstance(message.get("content"), list)
+        for block in message["content"]
+    ]
+
+
+def test_dsh_compaction_snapshots_the_session_and_the_guide_reaches_the_retried_request(
+    world: HostWorld,
+) -> None:
+    """A context overflow makes DSH compact and retry at once; the retried request carries
+    the guide built from the snapshot taken when the compaction started."""
+    env = dsh_env(world)
+    made = world.run([dsh_binary(), "headless", "--dump-config"], env=env)
+    assert made.returncode == 0, made.describe()
+    setup(world)
+    notes = world.work / "notes.txt"
+    notes.write_text("hello\n")
+    edit = {"file_path": str(notes), "old_string": "hello", "new_string": "bye"}  # unread: fails
+    first = [ToolCall("bash", {"command": "cat notes.txt", "description": "show"}),
+             ToolCall("edit", edit)]  # fmt: skip
+    turns = [
+        Reply(tool_calls=first),
+        Reply(error=OVERFLOW),
+        reply("Checkpoint: the user wants the greeting in notes.txt changed."),
+        reply("done"),
+    ]
+    prompt = "fix the greeting in notes.txt, keep {{braces}} as they are"
+    with world.fake_model(turns) as model:
+        run = world.run([dsh_binary(), "headless", prompt], env=dsh_env(world, model), timeout=180)
+    assert run.returncode == 0, run.describe()  # a `{{x}}` in the guide is no prompt variable
+    summary_at = next(
+        n for n, r in enumerate(model.main_requests) if COMPACTION_ASK in r.last_message_text()
+    )
+    retried = model.main_requests[summary_at + 1]
+    assert "<compacted-summary>" in "".join(message_texts(retried, "user"))
+    guides = [text for text in message_texts(retried, "user") if "<session_guide" in text]
+    assert len(guides) == 1, "the guide is not in the retried request's runtime context"
+    guide = guides[0]
+    assert 'compactions="1"' in guide  # the snapshot taken at compaction/start, not one built late
+    assert prompt in guide and "Edit notes.txt" in guide
+    named_tools_exist(guide, ANY_OUR_TOOL, retried)
+    before = model.main_requests[:summary_at]
+    assert not [r for r in before if "<session_guide" in json.dumps(r.body)]

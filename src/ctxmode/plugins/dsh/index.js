@@ -5,8 +5,9 @@
 // see; a `{kind: 'accept', content}` answer replaces it (never for a failed result: Python
 // skips those). A system-prompt section carries the routing block with the tool names DSH
 // really offers. Session events feed session memory: each user prompt is recorded, a
-// compaction's start snapshots the session and its end puts the guide in a second section. Every decision is made in Python (`ctxmode hook dsh <event>`); when it
-// fails or is slow, the call proceeds untouched and the failure is logged.
+// compaction's start snapshots the session and its end puts the guide in DSH's runtime
+// context before the next model request. Every decision is made in Python (`ctxmode hook dsh
+// <event>`); when it fails or is slow, the call proceeds untouched and the failure is logged.
 import Schema from '@deepseek-ai/schemastery'
 import { createBridge, readLaunch } from './bridge.js'
 
@@ -32,6 +33,8 @@ const TIMEOUT_MS = {
   'pre-execute': 3000, 'post-execute': 20000, 'system-prompt': 3000,
   'user-prompt': 5000, 'pre-compact': 20000, compacted: 20000,
 }
+const GUIDE_CONTEXT_ORDER = 300 // after DSH's own runtime-context parts (the last is 210)
+const GUIDE_WAIT_MS = 5000 // longest a model request waits for the session guide after a compaction
 const MAX_VALUE_STRING = 2000 // longer strings of a result's value are cut (DSH's grep line cap)
 
 function toolNames(ctx) {
@@ -96,7 +99,10 @@ export function apply(ctx, config) {
   })
 
   // Session memory from the session log: DSH has no prompt or compaction hook of its own.
-  const guide = { text: '' }
+  // The guide is fetched once the compaction ended; DSH retries the request that overflowed
+  // right away, so each model request first waits (bounded) for a fetch in flight.
+  const guide = { text: '', ready: Promise.resolve() }
+  let snapshot = Promise.resolve()
   ctx.on('session/event', (session, event) => {
     try {
       const header = session?.header ?? {}
@@ -105,9 +111,9 @@ export function apply(ctx, config) {
       if (event?.type === 'user/message' && event.data?.source?.kind === 'user') {
         bridge.ask('user-prompt', { ...base, prompt: event.data.content }, TIMEOUT_MS['user-prompt'])
       } else if (event?.type === 'compaction/start') {
-        bridge.ask('pre-compact', base, TIMEOUT_MS['pre-compact'])
+        snapshot = bridge.ask('pre-compact', base, TIMEOUT_MS['pre-compact'])
       } else if (event?.type === 'compaction/end') {
-        bridge.ask('compacted', base, TIMEOUT_MS.compacted).then((answer) => {
+        guide.ready = snapshot.then(() => bridge.ask('compacted', base, TIMEOUT_MS.compacted)).then((answer) => {
           guide.text = typeof answer?.section === 'string' ? answer.section : ''
         })
       }
@@ -115,9 +121,17 @@ export function apply(ctx, config) {
       bridge.log(`session/event: ${error}`)
     }
   })
-  ctx.effect(() => ctx.systemPrompt.section({
+  ctx.on('agent/request', async (request, next) => {
+    await Promise.race([guide.ready, new Promise((resolve) => setTimeout(resolve, GUIDE_WAIT_MS).unref())])
+    return next()
+  })
+  // In DSH's runtime context (the user message it refreshes on every request, also the one
+  // retried after a compaction), not the system prompt, which is fixed for a whole step.
+  ctx.effect(() => ctx.systemPrompt.context({
     name: 'ctxmode-session-guide',
-    order: config.sectionOrder + 1,
+    order: GUIDE_CONTEXT_ORDER,
+    required: true, // also where a profile turns optional runtime context off
+    interpolate: false, // the guide quotes the user: a `{{x}}` in it is no prompt variable
     text: () => (config.enabled ? guide.text : ''),
   }))
 
@@ -125,6 +139,7 @@ export function apply(ctx, config) {
   ctx.effect(() => ctx.systemPrompt.section({
     name: 'ctxmode-routing',
     order: config.sectionOrder,
+    interpolate: false,
     text: () => {
       if (!config.enabled) return ''
       const tools = toolNames(ctx)
