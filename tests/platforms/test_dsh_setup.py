@@ -100,11 +100,28 @@ def test_every_existing_profile_by_default_or_only_those_chosen(home: Path):
     assert "ctxmode-dsh" in bundles(first)
 
 
-def test_without_profiles_the_desktop_profile_is_prepared(home: Path):
+def test_without_profiles_the_sdk_profile_is_made_as_dsh_makes_it(home: Path):
+    """DSH's Python SDK boots `sdk`; a profile made by setup still loads DSH's own bundles
+    (DSH skips its template once package.json exists) and keeps pnpm's settings."""
     apply_all(dsh.install_changes(PREFIX, SERVER))
-    desktop = home / "profiles" / "desktop"
-    assert bundles(desktop) == ["ctxmode-dsh"]
-    assert (desktop / "cordis.patch.yml").read_text().startswith("- {")
+    assert [p.name for p in (home / "profiles").iterdir()] == ["sdk"]
+    sdk = home / "profiles" / "sdk"
+    assert bundles(sdk) == ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-sdk-app", "ctxmode-dsh"]
+    assert json.loads((sdk / "package.json").read_text())["name"] == "dsh-profile-sdk"
+    assert "nodeLinker: hoisted" in (sdk / "pnpm-workspace.yaml").read_text()
+    assert (sdk / "cordis.patch.yml").read_text().startswith("- {")
+    apply_all(dsh.install_changes(PREFIX, SERVER, chosen=("headless", "mine")))
+    assert bundles(home / "profiles" / "headless")[:-1] == dsh.SHIPPED_BUNDLES["headless"]
+    assert bundles(home / "profiles" / "mine") == ["@deepseek-ai/dsh-base", "ctxmode-dsh"]
+
+
+def test_the_desktop_profile_is_set_up_only_once_the_desktop_app_made_it(home: Path):
+    with pytest.raises(inst.InstallError, match="DeepSeek Harness Desktop"):
+        dsh.install_changes(PREFIX, SERVER, chosen=("Desktop",))
+    assert not (home / "profiles").exists()
+    desktop = make_profile(home, "desktop")
+    apply_all(dsh.install_changes(PREFIX, SERVER))
+    assert bundles(desktop)[-1] == "ctxmode-dsh"
 
 
 def test_a_malformed_package_json_is_refused(home: Path):

@@ -148,10 +148,23 @@ BUNDLE = "ctxmode-dsh"  # our bundle's package name in a profile
 MCP_ROW_ID = "context-mode"
 BUNDLE_FILES = ("package.json", "cordis.patch.yml", "index.js")  # plus the shared bridge.js
 LAUNCH_FILE = "ctxmode.json"  # how the shim starts Python: written by setup, no placeholders
-DEFAULT_PROFILE = "desktop"
+# DSH's shipped profile templates (as `dsh` 0.2.1rc2 initializes a profile on first use):
+# setup makes a missing profile the same way, plus our bundle, so DSH still loads its own.
+SHIPPED_BUNDLES = {
+    "acp": ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-acp-app"],
+    "web": ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-web-app"],
+    "headless": ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-headless"],
+    "sdk": ["@deepseek-ai/dsh-base", "@deepseek-ai/dsh-sdk-app"],
+    "sdk-minimal": ["@deepseek-ai/dsh-sdk-minimal"],
+}
+OTHER_PROFILE_BUNDLES = ["@deepseek-ai/dsh-base"]  # what `dsh plugin --profile NEW add` starts from
+DEFAULT_PROFILE = "sdk"  # the one DSH boots without a name: its Python SDK's
+DESKTOP_PROFILE = "desktop"  # owned by the DeepSeek Harness Desktop app, which creates it
+PNPM_WORKSPACE = "packages:\n  - .\n\nnodeLinker: hoisted\nautoInstallPeers: false\n"
 NOTE = (
     "DSH loads the ctxmode bundle and the context-mode MCP server on its next start; "
-    "tune it under the `ctxmode` row of the profile's cordis.patch.yml."
+    "tune it under the `ctxmode` row of the profile's cordis.patch.yml. Another profile: "
+    "`ctxmode setup dsh --profile NAME`."
 )
 
 
@@ -162,7 +175,8 @@ def dsh_home() -> str:
 
 
 def profiles(chosen: tuple[str, ...] = ()) -> list[str]:
-    """The profiles to set up: those chosen, else every existing one, else `desktop`."""
+    """The profiles to set up: those chosen, else every existing one (the Desktop app's
+    `desktop` once it made it), else `sdk`, the profile DSH's Python SDK boots."""
     import os
 
     if chosen:
@@ -301,7 +315,7 @@ def _profile_changes(
 ) -> list:
     import os
 
-    from ctxmode.platforms._install import Change, dump_json, json_change, read_text
+    from ctxmode.platforms._install import Change, json_change, read_text
 
     base = profile_dir(profile)
     package = os.path.join(base, "package.json")
@@ -310,11 +324,8 @@ def _profile_changes(
         return []
     if os.path.exists(package):
         changes = [json_change(package, _package_edit(remove))]
-    else:  # a profile DSH has not made yet (the desktop app's): its minimal layout
-        skeleton = {"name": f"dsh-profile-{profile}", "private": True, "dependencies": {}}
-        _package_edit(remove)(skeleton, package)
-        changes = [Change(os.path.join(base, "cordis.yml"), None, "[]\n"),
-                   Change(package, None, dump_json(skeleton))]  # fmt: skip
+    else:
+        changes = _new_profile(profile, base)
     before = read_text(patch)
     after = (
         _patch_without_ours(before or "")
@@ -327,6 +338,27 @@ def _profile_changes(
     directory = os.path.join(base, "node_modules", BUNDLE)
     changes += _bundle_changes(directory, hook_prefix, remove)
     return changes
+
+
+def _new_profile(profile: str, base: str) -> list:
+    """A profile DSH has not made yet, laid out as DSH makes it on first use (its shipped
+    template's bundles, the pnpm settings `dsh plugin` needs), with our bundle added."""
+    import os
+
+    from ctxmode.platforms._install import Change, InstallError, dump_json, read_text
+
+    if profile.lower() == DESKTOP_PROFILE:
+        raise InstallError(
+            "the desktop profile belongs to DeepSeek Harness Desktop: open the app once so it "
+            "creates the profile, quit it, then run this again; nothing changed"
+        )
+    bundles = SHIPPED_BUNDLES.get(profile, OTHER_PROFILE_BUNDLES)
+    manifest = {"name": f"dsh-profile-{profile}", "private": True, "dependencies": {},
+                "dsh": {"profile": {"bundles": [*bundles, BUNDLE]}}}  # fmt: skip
+    workspace = os.path.join(base, "pnpm-workspace.yaml")
+    kept = read_text(workspace)
+    return [Change(os.path.join(base, "package.json"), None, dump_json(manifest)),
+            Change(workspace, kept, kept or PNPM_WORKSPACE)]  # fmt: skip
 
 
 def install_changes(

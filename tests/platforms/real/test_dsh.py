@@ -218,3 +218,41 @@ def test_dsh_compaction_snapshots_the_session_and_the_guide_reaches_the_retried_
     named_tools_exist(guide, ANY_OUR_TOOL, retried)
     before = model.main_requests[:summary_at]
     assert not [r for r in before if "<session_guide" in json.dumps(r.body)]
+
+
+SDK_DRIVER = """
+import sys
+from deepseek_harness import DeepSeekHarness
+
+home, work, url, task = sys.argv[1:5]
+with DeepSeekHarness(dsh_home=home, cwd=work, base_url=url, api_key="sk-fake") as harness:
+    print(harness.run(task).final_response)
+"""
+
+
+def test_setup_without_profiles_makes_the_sdk_profile_that_dsh_python_sdk_boots(
+    world: HostWorld,
+) -> None:
+    """No profile yet: setup makes `sdk` as DSH would, and DSH's own Python SDK (which
+    boots `dsh --profile sdk`) then denies, cuts and shows the routing section."""
+    done = ctx("setup", "dsh", cwd=world.work, env=dsh_env(world))
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in (Path(dsh_env(world)["DSH_HOME"]) / "profiles").iterdir()] == ["sdk"]
+    (world.work / "big.log").write_text("".join(f"row {n} ok\n" for n in range(30_000)))
+    driver = world.root / "sdk_driver.py"
+    driver.write_text(SDK_DRIVER)
+    calls = [ToolCall("web_fetch", {"url": "https://example.com/docs"}),
+             ToolCall("bash", {"command": "cat big.log", "description": "show"})]  # fmt: skip
+    with world.fake_model([Reply(tool_calls=calls), reply("done")]) as model:
+        env = dsh_env(world, model)
+        argv = [pypi_python("dsh", (3, 10)), driver, env["DSH_HOME"], world.work,
+                env["DEEPSEEK_BASE_URL"], "do the task"]  # fmt: skip
+        run = world.run(argv, env=env, timeout=180)
+    assert run.returncode == 0 and "done" in run.stdout, run.describe()
+    first, after = model.main_requests[:2]
+    offered_our_tools(first, OUR_NAME)
+    assert "<ctxmode_routing>" in first.system()
+    denied, notice = list(results_by_call(after).values())[:2]
+    assert denied[1] and "ctx_fetch_and_index" in denied[0]
+    named_tools_exist(denied[0], ANY_OUR_TOOL, after)
+    assert not notice[1] and len(notice[0].encode()) <= NOTICE_BYTES and "row 0 ok" in notice[0]
