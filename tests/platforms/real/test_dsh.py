@@ -14,7 +14,7 @@ from pathlib import Path
 from support.cli import ctx
 from support.fake_model import FakeModel, Reply, Request, ToolCall, reply
 from support.host_checks import named_tools_exist, offered_our_tools, tool_named_in
-from support.hosts import HOSTS_DIR, HostRun, HostWorld, pypi_python
+from support.hosts import HOSTS_DIR, HostRun, HostWorld, npm_host, pypi_python
 
 OUR_NAME = "mcp__context-mode__{tool}"
 ANY_OUR_TOOL = r"mcp__context-mode__ctx_\w+"
@@ -256,3 +256,27 @@ def test_setup_without_profiles_makes_the_sdk_profile_that_dsh_python_sdk_boots(
     assert denied[1] and "ctx_fetch_and_index" in denied[0]
     named_tools_exist(denied[0], ANY_OUR_TOOL, after)
     assert not notice[1] and len(notice[0].encode()) <= NOTICE_BYTES and "row 0 ok" in notice[0]
+
+
+def test_our_bundle_survives_dsh_plugin_add_remove_and_a_pnpm_reinstall(world: HostWorld) -> None:
+    """`dsh plugin` forwards to pnpm in the profile; setup's bundle is no pnpm dependency,
+    yet pnpm must not prune it: DSH then skips a listed bundle it cannot find."""
+    pnpm = npm_host("pnpm", "pnpm")
+    env = dsh_env(world)
+    env["PATH"] = f"{pnpm.parent}:{env['PATH']}"
+    made = world.run([dsh_binary(), "headless", "--dump-config"], env=env)
+    assert made.returncode == 0, made.describe()
+    setup(world)
+    other = world.root / "other-bundle"
+    other.mkdir()
+    manifest = {"name": "other-bundle", "version": "1.0.0", "type": "module",
+                "dsh": {"bundle": {"patch": "./cordis.patch.yml"}}}  # fmt: skip
+    (other / "package.json").write_text(json.dumps(manifest))
+    (other / "cordis.patch.yml").write_text("[]\n")
+    for args in (["add", f"file:{other}"], ["remove", "other-bundle"], ["install", "--force"]):
+        done = world.run([dsh_binary(), "plugin", "--profile", "headless", *args], env=env)
+        assert done.returncode == 0, done.describe()
+        loaded = world.run([dsh_binary(), "headless", "--dump-config"], env=env)
+        assert loaded.returncode == 0, loaded.describe()
+        assert "# == ctxmode-dsh" in loaded.stdout, args  # our bundle's layer still loads
+        assert "ctxmode-dsh" not in loaded.stderr, loaded.stderr  # not skipped
