@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from ctxmode import db
 
 # Property tests check behaviour, not speed: on a loaded 2-core CI box a single example
 # can exceed hypothesis' 200 ms default deadline, which would make them flaky.
@@ -18,13 +21,16 @@ settings.load_profile("ctxmode")
 @pytest.fixture(autouse=True)
 def isolated_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
+) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("ctxmode-data")
     monkeypatch.setenv("CTXMODE_DIR", str(root))
     monkeypatch.setenv("CTXMODE_CONFIG_DIR", str(tmp_path_factory.mktemp("ctxmode-config")))
     for name in ("CONTEXT_MODE_DIR", "CTXMODE_PROJECT_DIR", "CONTEXT_MODE_PROJECT_DIR"):
         monkeypatch.delenv(name, raising=False)
-    return root
+    yield root
+    # A recovery notice is queued for the next command line to print: one a test left
+    # behind would land in whatever in-process CLI call the next test makes.
+    db.take_notices()
 
 
 @pytest.fixture

@@ -253,6 +253,15 @@ near_secrets = st.lists(
 any_text = st.one_of(st.text(), near_secrets)
 
 
+def test_end_lines_left_from_cut_key_blocks_are_all_filtered_at_once() -> None:
+    # Text indexed in pieces can start with the tails of several cut key blocks; a second
+    # redaction must find nothing more to filter.
+    text = "-----END PRIVATE KEY-----\n" * 5 + "after\n"
+    once = redact(text)
+    assert once == "[FILTERED]\n" * 5 + "after\n"
+    assert redact(once) == once
+
+
 @settings(max_examples=400, deadline=None)
 @given(any_text, st.booleans())
 def test_redaction_is_idempotent_and_bounded(text: str, private: bool) -> None:

@@ -294,10 +294,13 @@ def _redact_pem(text: str) -> str:
         return text
     out: list[str] = []
     pos = 0
-    orphan_end = _PEM_END.compiled.search(text)
     first_begin = _PEM_BEGIN.compiled.search(text)
-    if orphan_end is not None and (first_begin is None or orphan_end.start() < first_begin.start()):
-        out.append(text[: _start_of_key_body(text, orphan_end.start())] + FILTERED)
+    # Every END line before the first BEGIN is the tail of a cut block: all of them go in
+    # this pass, so a second redaction finds nothing left to filter.
+    while (orphan_end := _PEM_END.compiled.search(text, pos)) is not None and (
+        first_begin is None or orphan_end.start() < first_begin.start()
+    ):
+        out.append(text[pos : _start_of_key_body(text, orphan_end.start(), floor=pos)] + FILTERED)
         pos = orphan_end.end()
     end: re.Match[str] | None = None
     no_more_ends = False
@@ -316,15 +319,15 @@ def _redact_pem(text: str) -> str:
     return "".join(out)
 
 
-def _start_of_key_body(text: str, end_line: int) -> int:
-    """Start of the base64 lines just before the END line at `end_line`.
+def _start_of_key_body(text: str, end_line: int, *, floor: int) -> int:
+    """Start of the base64 lines just before the END line at `end_line`, not before `floor`.
 
     Body lines are full width (64 or 70 characters) except the last one, so a short line
     further up is ordinary text and stays.
     """
     start, last = end_line, True
-    while start > 0:
-        previous = text.rfind("\n", 0, start - 1) + 1
+    while start > floor:
+        previous = max(floor, text.rfind("\n", 0, start - 1) + 1)
         line = text[previous:start].rstrip("\r\n")
         if not _PEM_BASE64_LINE.compiled.fullmatch(line) or (not last and len(line) < 48):
             return start
