@@ -23,6 +23,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "COPILOT_HOME",
         "KIMI_CODE_HOME",
         "XDG_CONFIG_HOME",
+        "OPENCODE",  # doctor says which host it runs inside
+        "KILO",
     ):
         monkeypatch.delenv(name, raising=False)
     return home

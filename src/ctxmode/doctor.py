@@ -120,12 +120,15 @@ def _host_install(platform: Platform, project_root: str) -> Check | None:
 
 
 def host_checks(project_root: str) -> list[Check]:
-    from ctxmode.platforms import all_platforms
+    from ctxmode.platforms import all_platforms, from_environment
 
     hosts = sorted(all_platforms(), key=lambda platform: platform.id)
     checks = [found for host in hosts if (found := _host_install(host, project_root))]
     if not checks:
         checks.append(Check(WARN, "no host has ctxmode set up: run `ctxmode setup <platform>`"))
+    started_by = from_environment(os.environ)
+    if started_by is not None:
+        checks.insert(0, Check(OK, f"running inside {started_by.name} ({started_by.id})"))
     return checks
 
 

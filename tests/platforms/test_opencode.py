@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from ctxmode import doctor
+from ctxmode.hooks import handlers
 from ctxmode.hooks import plugin_rules as rules
 from ctxmode.platforms import _install as inst
-from ctxmode.platforms import kilo, load, opencode
+from ctxmode.platforms import from_environment, kilo, load, opencode
+from ctxmode.server.instructions import client_platform, instructions_for
 from support.cli import ctx
 
 PREFIX = "context-mode_"
@@ -25,7 +28,7 @@ def answer(host_event: str, tool: str, arguments: dict, **extra: object) -> dict
     body = {"tool": tool, "input": arguments, "callId": "c1", "sessionId": "s1",
             "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG, **extra}  # fmt: skip
     event = opencode.PLATFORM.parse(body, host_event)
-    text = opencode.render(event, rules.handle(event)).stdout
+    text = opencode.render(event, handlers.handle(event, opencode.PLATFORM)).stdout
     return json.loads(text) if text else None
 
 
@@ -35,11 +38,30 @@ def test_opencode_names_of_our_tools_are_detected():
     assert rules.detect_prefix(["bash"]) is None  # our server is not there: nothing to name
 
 
-def test_curl_is_denied_naming_the_opencode_tool():
-    denied = answer("before", "bash", {"command": "curl -s https://example.com"})
-    assert denied is not None and f"{PREFIX}ctx_execute" in denied["deny"]
-    assert "mcp__" not in denied["deny"]
+def test_curl_is_rewritten_to_print_guidance_naming_the_opencode_tool():
+    call = {"command": "curl -s https://example.com", "description": "fetch", "timeout": 5}
+    rewritten = answer("before", "bash", call)
+    assert rewritten is not None and set(rewritten) == {"args"}
+    assert list(rewritten["args"]) == ["command"]  # only what changed; the shim merges it
+    command = rewritten["args"]["command"]
+    assert command.startswith('echo "') and f"{PREFIX}ctx_execute" in command
+    assert "mcp__" not in command
     assert answer("before", "bash", {"command": "ls"}) is None
+
+
+def test_without_rewrites_a_redirect_is_a_deny_carrying_the_guidance():
+    body = {"tool": "bash", "input": {"command": "curl -s https://example.com"}, "callId": "c1",
+            "sessionId": "s1", "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG}  # fmt: skip
+    decision = rules.handle(opencode.PLATFORM.parse(body, "before"))
+    assert decision is not None and decision.action == "deny"
+    assert f"{PREFIX}ctx_execute" in decision.reason
+
+
+def test_a_rewrite_of_a_read_is_sent_under_the_hosts_argument_names():
+    event = opencode.PLATFORM.parse({"tool": "read", "input": {"filePath": "/a"}}, "before")
+    updated = {**event.tool_input, "file_path": "/a", "offset": 1, "limit": 400}
+    assert opencode.changed_arguments(event, updated) == {"offset": 1, "limit": 400}
+    assert opencode.changed_arguments(event, {"file_path": "/b"}) == {"filePath": "/b"}
 
 
 def test_bulky_commands_run_because_their_output_is_cut_after(tmp_path: Path):
@@ -69,6 +91,33 @@ def test_a_truncated_output_points_at_the_hosts_full_file():
         opencode.tool_result({"output": "x", "metadata": {"outputPath": "/t/out"}}).full_stdout_path
         == ""
     )
+
+
+def kilo_cut(tail: str, **metadata: object) -> dict:
+    """A bash result as Kilo hands it over after cutting it: its notice, then the tail."""
+    path = metadata.get("outputPath", "")
+    text = f"...output truncated...\n\nFull output saved to: {path}\n\n{tail}"
+    return {"output": text, "metadata": {"exit": 0, "truncated": True, **metadata}}
+
+
+def test_a_cut_output_is_indexed_whole_from_the_hosts_file(tmp_path: Path):
+    whole = [f"line {n} of the build log" for n in range(12_000)]
+    (tmp_path / "tool_out").write_text("\n".join(whole))
+    result = kilo_cut("\n".join(whole[-2_000:]), outputPath=str(tmp_path / "tool_out"))
+    notice = answer("after", "bash", {"command": "make"}, result=result)["output"]
+    assert "Incomplete" not in notice and "317.3 KB stdout" in notice  # the whole file
+    assert "line 0 of the build log" in notice  # its head, which the host's text had lost
+
+
+@pytest.mark.parametrize("where", ["gone", ""])
+def test_a_cut_output_with_no_readable_whole_says_what_was_lost(tmp_path: Path, where: str):
+    tail = "\n".join(f"line {n} of the build log" for n in range(10_000, 12_000))
+    metadata = {"outputPath": str(tmp_path / where)} if where else {}
+    notice = answer("after", "bash", {"command": "make"}, result=kilo_cut(tail, **metadata))
+    text = notice["output"]
+    assert "Incomplete: the host had already cut this output" in text, text
+    assert "the rest is lost" in text and len(text.encode()) <= 2048
+    assert (str(tmp_path / where) in text) == bool(where)
 
 
 @pytest.fixture
@@ -108,6 +157,28 @@ def test_setup_merges_into_jsonc_is_idempotent_and_uninstall_restores(module, ap
     assert not (xdg / app / "ctxmode-plugin").exists()
 
 
+def test_setup_threshold_is_written_and_kept_when_setup_runs_again(tmp_path: Path, xdg: Path):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(xdg)}
+    launch = xdg / "kilo" / "ctxmode-plugin" / "ctxmode.json"
+    assert ctx("setup", "kilo", "--threshold", "5000", cwd=tmp_path, env=env).returncode == 0
+    assert json.loads(launch.read_text())["config"] == {"maxResultBytes": 5000}
+    again = ctx("setup", "kilo", cwd=tmp_path, env=env)
+    assert again.returncode == 0 and "already set up" in again.stdout
+    assert json.loads(launch.read_text())["config"] == {"maxResultBytes": 5000}
+    refused = ctx("setup", "claude-code", "--threshold", "5000", cwd=tmp_path, env=env)
+    assert refused.returncode != 0 and "no output threshold" in refused.stderr
+
+
+def test_the_threshold_variable_wins_over_the_plugins_setting(monkeypatch: pytest.MonkeyPatch):
+    medium = {"output": "a line of output\n" * 300, "metadata": {"exit": 0}}  # 5,100 bytes
+    assert answer("after", "bash", {"command": "make"}, result=medium) is None
+    monkeypatch.setenv("CTXMODE_PLUGIN_THRESHOLD", "4000")
+    cut = answer("after", "bash", {"command": "make"}, result=medium)
+    assert cut is not None and f"{PREFIX}ctx_search" in cut["output"]
+    monkeypatch.setenv("CTXMODE_PLUGIN_THRESHOLD", "lots")  # not a number: the setting holds
+    assert answer("after", "bash", {"command": "make"}, result=medium) is None
+
+
 def test_project_scope_writes_the_projects_own_config(tmp_path: Path, xdg: Path):
     project = tmp_path / "project"
     project.mkdir()
@@ -135,6 +206,29 @@ def test_kilo_is_its_own_platform_with_opencodes_rules():
     assert load("kilo") is kilo.PLATFORM and kilo.PLATFORM.tool_name(
         "ctx_search", "context-mode"
     ) == ("context-mode_ctx_search")
+
+
+def test_kilo_is_detected_before_opencode_whose_variable_it_exports_too():
+    assert from_environment({"KILO": "1", "OPENCODE": "1"}) is kilo.PLATFORM
+    assert from_environment({"KILO_PID": "42", "OPENCODE_PID": "42"}) is kilo.PLATFORM
+    assert from_environment({"OPENCODE": "1"}) is opencode.PLATFORM
+    assert from_environment({"OPENCODE": ""}) is None and from_environment({}) is None
+
+
+def test_the_server_names_its_tools_for_the_host_that_started_it(xdg: Path):
+    assert client_platform("kilo") is kilo.PLATFORM
+    assert client_platform("opencode") is opencode.PLATFORM
+    assert client_platform("", {"KILO": "1", "OPENCODE": "1"}) is kilo.PLATFORM
+    assert client_platform("some-editor", {"KILO": "1"}) is None  # a named client is believed
+    text = instructions_for("kilo", "")
+    assert f"{PREFIX}ctx_search" in text and "mcp__" not in text
+
+
+def test_doctor_says_which_host_it_runs_inside(xdg: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("KILO", "1")
+    monkeypatch.setenv("OPENCODE", "1")
+    first = doctor.host_checks(str(xdg))[0]
+    assert first.status == doctor.OK and first.text == "running inside Kilo CLI (kilo)"
 
 
 def test_a_compaction_carries_our_snapshot_and_the_guide_follows():

@@ -40,6 +40,9 @@ class Reply:
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     error: str = ""
+    # The prompt size the model reports (OpenAI Chat): a host compacts its session once
+    # this nears the model's context limit.
+    prompt_tokens: int = 100
 
 
 def reply(text: str) -> Reply:
@@ -370,7 +373,8 @@ def _chat(model: FakeModel, request: Request, answer: Reply) -> tuple[str, str]:
         for c in answer.tool_calls
     ]  # fmt: skip
     finish = "tool_calls" if calls else "stop"
-    usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": 10,
+             "total_tokens": answer.prompt_tokens + 10}  # fmt: skip
     base = {"id": model.next_id("chatcmpl"), "created": 1700000000,
             "model": request.body.get("model", "fake")}  # fmt: skip
     message: dict[str, Any] = {"role": "assistant", "content": answer.text or None}

@@ -34,12 +34,17 @@ HOSTS = [
 ]  # fmt: skip
 
 
+# The fake model's window: a reply reporting more prompt tokens than CONTEXT - OUTPUT
+# makes the host compact the session before its next request.
+LIMIT = {"context": 50_000, "output": 4_000}
+
+
 def host_config(model: FakeModel, host: Host) -> dict:
     provider = {
         "npm": "@ai-sdk/openai-compatible",
         "name": "Fake",
         "options": {"baseURL": f"{model.url}/v1", "apiKey": "fake-key"},
-        "models": {"fake-model": {"name": "Fake model"}},
+        "models": {"fake-model": {"name": "Fake model", "limit": LIMIT}},
     }
     return {"provider": {"fake": provider}, "permission": {"*": "allow"}, "share": "disabled",
             "autoupdate": False, **host.extra}  # fmt: skip

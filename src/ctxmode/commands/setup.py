@@ -63,8 +63,21 @@ def describe(change: Change) -> str:
     multiple=True,
     help="A profile of a host that has them (DSH); repeatable. Default: every existing one.",
 )
+@click.option(
+    "--threshold",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="BYTES",
+    help="Plugin hosts: a tool output over BYTES is indexed and replaced by a notice "
+    "(default 20000; a re-run without it keeps the last value).",
+)
 def command(
-    platform: str, print_only: bool, project_dir: str, uninstall: bool, chosen: tuple[str, ...]
+    platform: str,
+    print_only: bool,
+    project_dir: str,
+    uninstall: bool,
+    chosen: tuple[str, ...],
+    threshold: int | None,
 ) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
     from ctxmode.platforms._install import apply
@@ -78,10 +91,13 @@ def command(
     profiles = {"chosen": chosen} if installer.profiles else {}
     if chosen and not profiles:
         raise InstallError(f"{platform} has no profiles; run without --profile")
+    if threshold is not None and not installer.threshold:
+        raise InstallError(f"{platform} has no output threshold; run without --threshold")
+    options = {**profiles, **({"threshold": threshold} if installer.threshold else {})}
     if uninstall:  # an InstallError is reported like any other (see ctxmode.cli)
         changes = installer.uninstall_changes(root, **profiles)
     else:
-        changes = installer.install_changes(prefix, server_command(), root, **profiles)
+        changes = installer.install_changes(prefix, server_command(), root, **options)
     changes += instruction_changes(host, root, uninstall)
     pending = [change for change in changes if change.changed]
     if print_only:

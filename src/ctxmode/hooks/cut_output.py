@@ -39,6 +39,20 @@ def _text_stream(text: str, collector: DiagnosticCollector) -> StreamOutput:
     return StreamOutput(byte_count=len(text.encode("utf-8", "surrogatepass")), head=text)
 
 
+def lost_note(result: ToolResult, spool: Spool | None) -> str:
+    """What the notice must admit when the host cut the output and its whole is not at hand."""
+    if not result.host_cut or spool is not None:
+        return ""
+    kept = len(result.text.encode("utf-8", "surrogatepass"))
+    where = " and kept no full copy"
+    if result.full_stdout_path:
+        where = f" and its full copy ({result.full_stdout_path}) could not be read"
+    return (
+        f"Incomplete: the host had already cut this output before ctxmode saw it{where}; "
+        f"only the {kept:,} bytes it kept are indexed, the rest is lost."
+    )
+
+
 def _run(result: ToolResult) -> tuple[CommandRun, Spool | None]:
     """Read the output once: heads, tails and error lines of the full stdout and the rest."""
     collector = DiagnosticCollector()
@@ -46,7 +60,7 @@ def _run(result: ToolResult) -> tuple[CommandRun, Spool | None]:
     if result.full_stdout_path:
         try:
             spool = Spool.existing(result.full_stdout_path)
-        except OSError as error:
+        except (OSError, ValueError) as error:
             paths.append_log("hook-errors.log", f"cannot read spilled output: {error!r}")
     if spool is not None:
         stdout = summarize_spool(spool, collector)
@@ -73,6 +87,7 @@ def cut(
     label = _label(tool_name)
     search = SEARCH_CALL.format(prefix=prefix, label=label)
     run, spool = _run(result)
+    note = "\n".join(part for part in (lost_note(result, spool), note) if part)
     try:
         with KnowledgeBase.open(_root(event)) as kb:
             reply = shape_output(

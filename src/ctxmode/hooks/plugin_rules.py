@@ -5,8 +5,9 @@ A plugin host's shim sends each tool call with the plugin's config (keys as in i
 decides, in host-free terms:
 
 - before a call (Tier 1): deny a tool from `denyTools`, and run shell commands through the
-  same routing every command-hook host uses (`route_pre_tool_use`); a redirect becomes a
-  deny carrying its guidance, because a plugin host runs the arguments it was given;
+  same routing every command-hook host uses (`route_pre_tool_use`); a redirect rewrites
+  the command where the host takes changed arguments, else becomes a deny carrying its
+  guidance;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
   tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`);
 - the routing section for the system prompt, with the tool names the host really offers.
@@ -20,10 +21,14 @@ from __future__ import annotations
 
 import os
 
+from ctxmode import paths
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name
 
+# Output size over which a result is cut, for every plugin host; wins over the plugin's
+# `maxResultBytes` (which `ctxmode setup <host> --threshold BYTES` writes).
+THRESHOLD_ENV = ("CTXMODE_PLUGIN_THRESHOLD",)
 DEFAULTS: dict[str, object] = {
     "enabled": True,
     "denyTools": ["web_fetch"],
@@ -44,10 +49,13 @@ class ToolResult:
     tools). `full_stdout_path`: a file holding the whole stdout when `text` kept only part
     of it; then `after_stdout` is the rest of `text` after the stdout part (stderr, exit).
     `matches`: for a content search, every match as (path, line number, line), also those
-    the host left out of `text`.
+    the host left out of `text`. `host_cut`: the host kept only part of the output in
+    `text` and said where the rest went, if anywhere (`full_stdout_path`).
     """
 
-    __slots__ = ("after_stdout", "exit_code", "full_stdout_path", "is_error", "matches", "text")
+    __slots__ = (
+        "after_stdout", "exit_code", "full_stdout_path", "host_cut", "is_error", "matches", "text"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -57,6 +65,7 @@ class ToolResult:
         full_stdout_path: str = "",
         after_stdout: str = "",
         matches: list[tuple[str, int, str]] | None = None,
+        host_cut: bool = False,
     ) -> None:
         self.text = text
         self.matches = matches or []
@@ -64,6 +73,7 @@ class ToolResult:
         self.exit_code = exit_code
         self.full_stdout_path = full_stdout_path
         self.after_stdout = after_stdout
+        self.host_cut = host_cut or bool(full_stdout_path)
 
 
 class Settings:
@@ -92,7 +102,8 @@ class Settings:
         self.enabled = bool(pick("enabled", bool))
         self.deny_tools = _names(pick("denyTools", list))
         self.truncate_tools = _names(pick("truncateTools", list))
-        self.max_result_bytes = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
+        configured = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
+        self.max_result_bytes = paths.env_int(THRESHOLD_ENV, configured, 0)
         per_tool = pick("maxResultBytesPerTool", dict)
         self.max_result_bytes_per_tool = {
             name: limit
@@ -172,8 +183,10 @@ def applies(event: HookEvent, settings: Settings) -> bool:
     return settings.enabled and (not event.agent_id or settings.intercept_subagent)
 
 
-def pre_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> Decision | None:
-    """Tier 1: a deny for the call, or None to let it run untouched."""
+def pre_tool_use(
+    event: HookEvent, settings: Settings, prefix: str | None, can_modify: bool = False
+) -> Decision | None:
+    """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None."""
     if not applies(event, settings) or prefix is None:
         return None
     host_tool = host_tool_name(event)
@@ -192,8 +205,10 @@ def pre_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> De
     decision = route_pre_tool_use(event, prefix, True)
     if decision is None or (decision.meta or {}).get("type") == "bash-wrapped":
         return None  # a `ctxmode wrap` rewrite: this host cuts the output after the call itself
-    if decision.is_command_redirect:  # the host runs the arguments it has: deny with the guidance
+    if decision.is_command_redirect and not can_modify:  # deny, carrying the guidance
         return Decision(ev.DENY, reason=redirect_reason(decision), meta=decision.meta)
+    if decision.action == ev.MODIFY and can_modify:  # the command now prints the guidance
+        return decision
     if decision.action in (ev.DENY, ev.ASK):  # a permission rule; no one to ask mid-call
         return Decision(ev.DENY, reason=decision.reason or "Blocked by permission rules.")
     return None  # a tip the host cannot show
@@ -309,12 +324,15 @@ def continuity(event: HookEvent, prefix: str | None) -> Decision | None:
     return None
 
 
-def handle(event: HookEvent) -> Decision | None:
-    """The decision for one plugin-host event (None: the host carries on untouched)."""
+def handle(event: HookEvent, can_modify: bool = False) -> Decision | None:
+    """The decision for one plugin-host event (None: the host carries on untouched).
+
+    `can_modify`: the host takes changed arguments from the plugin before a call.
+    """
     settings = Settings(event.raw.get("config"))
     prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
     if event.event == ev.PRE_TOOL_USE:
-        return pre_tool_use(event, settings, prefix)
+        return pre_tool_use(event, settings, prefix, can_modify)
     if not applies(event, settings):
         return None
     if event.event == ev.POST_TOOL_USE:

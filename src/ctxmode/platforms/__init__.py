@@ -16,6 +16,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ctxmode.vocab.platform import Platform
 
 REGISTRY: dict[str, str] = {
@@ -52,3 +54,15 @@ def load(platform_id: str) -> Platform | None:
 def all_platforms() -> list[Platform]:
     """Every registered host, in registry order (imports them all: not for the hook path)."""
     return [found for platform_id in REGISTRY if (found := load(platform_id)) is not None]
+
+
+def from_environment(environ: Mapping[str, str]) -> Platform | None:
+    """The host that started this process, told by the variables it sets; None if unsure.
+
+    A host whose markers another matching host also sets (`env_shadows`: Kilo exports
+    OpenCode's `OPENCODE=1` besides its own `KILO=1`) gives way to that one.
+    """
+    found = [p for p in all_platforms() if any(environ.get(name) for name in p.env_markers)]
+    shadowed = {shadow for platform in found for shadow in platform.env_shadows}
+    left = [platform for platform in found if platform.id not in shadowed]
+    return left[0] if len(left) == 1 else None

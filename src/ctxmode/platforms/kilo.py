@@ -1,12 +1,13 @@
 """Kilo CLI: OpenCode's plugin API and config shape under its own name (`kilo.json`).
 
 Everything but the names is OpenCode's (`ctxmode.platforms.opencode`). Kilo also sets
-`OPENCODE=1` in its environment, so whatever detects hosts checks `KILO` first.
+`OPENCODE=1` in its environment: its `env_shadows` makes Kilo, not OpenCode, the host
+detected from such an environment.
 """
 
 from __future__ import annotations
 
-from ctxmode.platforms.opencode import installer_for, platform_for
+from ctxmode.platforms.opencode import installer_for, mcp_config_for, platform_for
 
 PLATFORM_ID = "kilo"
 
@@ -19,4 +20,7 @@ PLATFORM = platform_for(
         "kilo",
         "Kilo loads the ctxmode plugin and the context-mode MCP server on its next start.",
     ),
+    mcp_config=mcp_config_for("kilo", "kilo"),
+    env_markers=("KILO", "KILO_PID"),
+    env_shadows=("opencode",),  # Kilo exports OpenCode's OPENCODE=1 too
 )

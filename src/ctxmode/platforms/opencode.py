@@ -2,10 +2,10 @@
 
 OpenCode has no command hooks; it loads plugin modules named in its config's `plugin`
 list. Ours (package data `ctxmode/plugins/opencode/index.js`, over the shared
-`bridge.js`) sends `tool.execute.before` (throwing denies the call with our reason),
-`tool.execute.after` (assigning `output.output` replaces what the model reads), user
-messages, the compaction hook and the system-prompt transform to `ctxmode hook opencode
-<event>`. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
+`bridge.js`) sends `tool.execute.before` (throwing denies the call with our reason;
+changing `output.args` rewrites it), `tool.execute.after` (assigning `output.output`
+replaces what the model reads), user messages, the compaction hook and the system-prompt
+transform to `ctxmode hook opencode <event>`. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
 
 The shim's payload: `tool`, `input` (the call's arguments), `callId`, `sessionId`, `cwd`,
 `tools` (our MCP tools under the names OpenCode gives them, `<server>_<tool>`, once the
@@ -77,12 +77,24 @@ def tool_result(result: object) -> ToolResult:
     metadata = fields.obj(result, "metadata")
     code = metadata.get("exit")
     full = metadata.get("outputPath")
+    cut = metadata.get("truncated") is True
     return ToolResult(
         output if isinstance(output, str) else "",
         is_error=result.get("isError") is True,
         exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
-        full_stdout_path=full if isinstance(full, str) and metadata.get("truncated") else "",
+        full_stdout_path=full if isinstance(full, str) and cut else "",
+        host_cut=cut,
     )
+
+
+def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
+    """The arguments a rewrite changed, under the host's own names (the shim merges them)."""
+    theirs = {ours: theirs for theirs, ours in ARGUMENT_ALIASES.items()}
+    return {
+        theirs.get(key, key): value
+        for key, value in (updated or {}).items()
+        if event.tool_input.get(key, object()) != value
+    }
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
@@ -91,6 +103,8 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         return HookOutput()
     if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
         return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
+    if event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
+        return HookOutput(dumps({"args": changed_arguments(event, decision.updated_input)}))
     if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
         return HookOutput(dumps({"output": decision.context}))
     if decision.action == ev.CONTEXT and decision.context:
@@ -130,7 +144,8 @@ def plugin_url(app: str, project_dir: str) -> str:
     return Path(os.path.join(config_dir(app, project_dir), PLUGIN_DIR, "index.js")).as_uri()
 
 
-def launch_config(platform_id: str, hook_prefix: str) -> str:
+def launch_config(platform_id: str, hook_prefix: str, config: dict | None = None) -> str:
+    """The launch file: how the shim starts our Python side, and the plugin's `config`."""
     import json
     import os
     import shlex
@@ -145,22 +160,46 @@ def launch_config(platform_id: str, hook_prefix: str) -> str:
         "server": SERVER_NAME,
         "log": os.path.join(paths.logs_dir(), "plugin-errors.log"),
     }
+    if config:
+        launch["config"] = config
     return json.dumps(launch, indent=2) + "\n"
 
 
-def _plugin_changes(platform_id: str, app: str, hook_prefix: str, project_dir: str, remove: bool):
+def plugin_config(launch_text: str | None, threshold: int | None) -> dict:
+    """The plugin settings to write: those the last setup wrote, `threshold` if given."""
+    import json
+
+    try:
+        kept = json.loads(launch_text or "{}").get("config")
+    except (ValueError, AttributeError):
+        kept = None
+    config = dict(kept) if isinstance(kept, dict) else {}
+    if threshold is not None:
+        config["maxResultBytes"] = threshold
+    return config
+
+
+def _plugin_changes(
+    platform_id: str,
+    app: str,
+    hook_prefix: str,
+    project_dir: str,
+    remove: bool,
+    threshold: int | None = None,
+):
     import os
     from importlib.resources import files
 
     from ctxmode.platforms._install import Change, read_text
 
     source = files("ctxmode.plugins")
+    directory = os.path.join(config_dir(app, project_dir), PLUGIN_DIR)
     wanted = {
         name: (source / "opencode" / name).read_text(encoding="utf-8") for name in PLUGIN_FILES
     }
     wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
-    wanted[LAUNCH_FILE] = launch_config(platform_id, hook_prefix)
-    directory = os.path.join(config_dir(app, project_dir), PLUGIN_DIR)
+    config = plugin_config(read_text(os.path.join(directory, LAUNCH_FILE)), threshold)
+    wanted[LAUNCH_FILE] = launch_config(platform_id, hook_prefix, config)
     return [
         Change(path, read_text(path), None if remove else text, owned=True)
         for name, text in wanted.items()
@@ -209,7 +248,12 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
 
         return hook_lines(command, platform_id, {name: name for name in EVENTS})
 
-    def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    def install_changes(
+        hook_prefix: str,
+        server_command: list[str],
+        project_dir: str = "",
+        threshold: int | None = None,
+    ) -> list:
         from ctxmode.platforms._install import json_change
 
         server = {"type": "local", "command": list(server_command), "enabled": True}
@@ -217,7 +261,7 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
         path = config_file(app, config_name, project_dir)
         return [
             json_change(path, edit),
-            *_plugin_changes(platform_id, app, hook_prefix, project_dir, False),
+            *_plugin_changes(platform_id, app, hook_prefix, project_dir, False, threshold),
         ]
 
     def uninstall_changes(project_dir: str = "") -> list:
@@ -234,10 +278,29 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
         note=note,
+        threshold=True,
     )
 
 
-def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
+def mcp_config_for(app: str, config_name: str):
+    """Where the host keeps its MCP servers (`mcp`): the project's config, then the user's."""
+
+    def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        user = ((config_file(app, config_name, ""), ("mcp",)),)
+        return ((config_file(app, config_name, project_dir), ("mcp",)), *user) if project_dir else user
+
+    return mcp_config
+
+
+def platform_for(
+    platform_id: str,
+    name: str,
+    installer: Installer,
+    *,
+    mcp_config,
+    env_markers: tuple[str, ...],
+    env_shadows: tuple[str, ...] = (),
+) -> Platform:
     return Platform(
         id=platform_id,
         name=name,
@@ -246,11 +309,15 @@ def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
         render=render,
         tool_prefix=lambda server: f"{server}_",  # OpenCode names MCP tools `<server>_<tool>`
         can_deny=True,
-        can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
+        can_modify_input=True,  # tool.execute.before may change `output.args`
         can_replace_output=True,
         can_inject_context=True,  # the system-prompt transform
         plugin_host=True,
         installer=installer,
+        mcp_config=mcp_config,
+        client_names=(platform_id,),  # the MCP client's `clientInfo.name` is the host's id
+        env_markers=env_markers,
+        env_shadows=env_shadows,
     )
 
 
@@ -263,4 +330,6 @@ PLATFORM = platform_for(
         "opencode",
         "OpenCode loads the ctxmode plugin and the context-mode MCP server on its next start.",
     ),
+    mcp_config=mcp_config_for("opencode", "opencode"),
+    env_markers=("OPENCODE", "OPENCODE_PID"),
 )

@@ -8,6 +8,8 @@ endings, which hold under every host's prefix.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 from ctxmode import paths, platforms
@@ -22,14 +24,21 @@ TOOLS_NAMED = (
 UNKNOWN_CLIENT = " (Use the tools of this MCP server whose names end in these.)"
 
 
-def client_platform(client_name: str) -> Platform | None:
-    """The one host whose MCP client introduces itself as `client_name`, else None."""
+def client_platform(client_name: str, environ: Mapping[str, str] | None = None) -> Platform | None:
+    """The one host whose MCP client introduces itself as `client_name`, else None.
+
+    A client giving no name, or one several hosts share, is told by the environment the
+    host started us in, if that names one of them.
+    """
     found = [
         platform
         for platform in platforms.all_platforms()
         if any(client_name.startswith(known) for known in platform.client_names)
     ]
-    return found[0] if client_name and len(found) == 1 else None
+    if client_name and len(found) == 1:
+        return found[0]
+    started_by = platforms.from_environment(os.environ if environ is None else environ)
+    return started_by if started_by and (not client_name or started_by in found) else None
 
 
 def instructions_for(client_name: str, project_dir: str) -> str:

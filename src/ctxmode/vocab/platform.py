@@ -44,7 +44,9 @@ class Installer(_Frozen):
     (`ctxmode setup <id> --profile NAME`), passed to both change functions as `chosen`;
     `instructions(project_dir="")`: the instruction file the host reads at start, for
     hosts that cannot inject context there (setup writes the routing block into it),
-    else None.
+    else None; `threshold`: the host's plugin replaces outputs over a size setup can
+    set (`ctxmode setup <id> --threshold BYTES`), passed to `install_changes` as
+    `threshold` (None: keep what the last setup wrote).
     """
 
     __slots__ = (
@@ -55,6 +57,7 @@ class Installer(_Frozen):
         "note",
         "profiles",
         "scopes",
+        "threshold",
         "uninstall_changes",
     )
     scopes: tuple[str, ...]
@@ -65,6 +68,7 @@ class Installer(_Frozen):
     note: str
     profiles: bool
     instructions: Callable[[str], str] | None
+    threshold: bool
 
     def __init__(
         self,
@@ -77,6 +81,7 @@ class Installer(_Frozen):
         note: str = "",
         profiles: bool = False,
         instructions: Callable[[str], str] | None = None,
+        threshold: bool = False,
     ) -> None:
         self._set(
             scopes=scopes,
@@ -87,6 +92,7 @@ class Installer(_Frozen):
             note=note,
             profiles=profiles,
             instructions=instructions,
+            threshold=threshold,
         )
 
 
@@ -108,6 +114,10 @@ class Platform(_Frozen):
       initialize; a name starting with one of these is this host), so the server can
       name its tools the way this host shows them; `project_env`: the environment
       variables in which the host names the project directory to its hooks;
+      `env_markers`: variables the host sets for everything it starts (hooks, plugins,
+      MCP servers), so a process can tell which host started it; `env_shadows`: ids of
+      hosts whose markers this host sets too (a fork keeping its parent's variables):
+      when both match, this host is the one;
     - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
       model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
       (PostToolUse replaces what the model receives), `can_inject_context` (context
@@ -125,6 +135,8 @@ class Platform(_Frozen):
         "can_modify_input",
         "can_replace_output",
         "client_names",
+        "env_markers",
+        "env_shadows",
         "events",
         "id",
         "installer",
@@ -156,6 +168,8 @@ class Platform(_Frozen):
     read_window: tuple[str, str] | None
     client_names: tuple[str, ...]
     project_env: tuple[str, ...]
+    env_markers: tuple[str, ...]
+    env_shadows: tuple[str, ...]
     installer: Installer
 
     def __init__(
@@ -179,6 +193,8 @@ class Platform(_Frozen):
         read_window: tuple[str, str] | None = None,
         client_names: tuple[str, ...] = (),
         project_env: tuple[str, ...] = (),
+        env_markers: tuple[str, ...] = (),
+        env_shadows: tuple[str, ...] = (),
     ) -> None:
         self._set(
             id=id,
@@ -199,6 +215,8 @@ class Platform(_Frozen):
             read_window=read_window,
             client_names=client_names,
             project_env=project_env,
+            env_markers=env_markers,
+            env_shadows=env_shadows,
         )
 
     def tool_name(self, tool: str, server: str) -> str:

@@ -1,10 +1,11 @@
 """The real OpenCode and Kilo binaries (`run`), offline, with what `ctxmode setup` wrote.
 
 Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming. One scripted
-session: curl is denied naming a tool the model then calls; a 300 KB output
-reaches the model as our notice and a line from its middle is found with one ctx_search;
-small and failed outputs arrive as OpenCode made them. Then `--uninstall` restores the
-config to what the host left.
+session: curl is rewritten to print guidance naming a tool the model then calls; a 300 KB output reaches the
+model as our notice and a line from its middle is found with one ctx_search (on Kilo
+too, which cuts bash output to ~50 KB before a plugin sees it); small and failed outputs
+arrive as OpenCode made them; the environment the host gives what it starts tells Kilo
+from OpenCode. Then `--uninstall` restores the config to what the host left.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 
 import pytest
 
+from ctxmode.platforms import from_environment, load
 from support.cli import ctx
 from support.fake_model import Reply, Request, ToolCall, reply
 from support.host_checks import (
@@ -37,8 +39,8 @@ def bash(command: str) -> ToolCall:
 
 
 FIRST = Reply(tool_calls=[bash("curl -s https://example.com/docs"), bash("cat big.log"),
-                          bash("echo small-output"), bash("ls missing-dir")])  # fmt: skip
-KEYS = ("curl", "big", "small", "failed")
+                          bash("echo small-output"), bash("ls missing-dir"), bash("env")])  # fmt: skip
+KEYS = ("curl", "big", "small", "failed", "env")
 
 
 def results(request: Request) -> dict[str, str]:
@@ -74,14 +76,23 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
     first, after_tools, after_ours = model.main_requests[:3]
     offered_our_tools(first, OUR_NAME)
     found = results(after_tools)
-    assert "was not run" in found["curl"] or "curl" in found["curl"], found["curl"]
+    # The plugin rewrote the call (`output.args`): the host ran an echo of our guidance.
+    assert found["curl"].lstrip().startswith("ctxmode") and "Error" not in found["curl"][:40], (
+        found["curl"]
+    )
     named_tools_exist(found["curl"], ANY_OUR_TOOL, after_tools)
     notice = found["big"]
     assert len(notice.encode()) <= NOTICE_BYTES + 200, notice  # OpenCode may wrap it
     assert NEEDLE not in after_tools.text() and "processed batch 3000 " not in after_tools.text()
+    # Kilo cut the output to ~50 KB before our plugin saw it: the notice is about the whole
+    # (indexed from the file the host saved it to), and the needle from the middle is found.
+    assert re.search(r"\b29\d\.\d KB stdout", notice) and "Incomplete" not in notice, notice
     named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
     assert found["small"].strip() == "small-output"
     assert "missing-dir" in found["failed"]
+    # What the host exports to what it starts (our plugin's bridge, our MCP server) names it.
+    exported = dict(line.split("=", 1) for line in found["env"].splitlines() if "=" in line)
+    assert from_environment(exported) is load(host.id), sorted(exported)
     executed, searched = after_ours.tool_results()[len(KEYS) :][:2]
     assert "FACT-42" in executed
     assert NEEDLE in searched

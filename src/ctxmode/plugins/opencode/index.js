@@ -1,11 +1,13 @@
 // ctxmode for OpenCode and Kilo: a thin shim over ctxmode's Python rules (bridge.js).
 //
-// tool.execute.before: a `{deny}` answer throws, which blocks the call with that reason.
+// tool.execute.before: a `{deny}` answer throws, which blocks the call with that reason;
+// an `{args}` answer is merged into the call's arguments, which the host then runs.
 // tool.execute.after: an `{output}` answer replaces what the model reads (Python answers
 // only for a big successful output, indexed in full first). The system-prompt transform
-// carries the routing block; user messages and compactions feed session memory. Every
-// decision is made in Python; when it fails or is slow the call proceeds untouched and
-// the failure is logged. Only the plugin function is exported: the host calls every export.
+// carries the routing block (and, after a compaction, the resume guide); user messages
+// and compactions feed session memory. Every decision is made in Python; when it fails
+// or is slow the call proceeds untouched and the failure is logged. Only the plugin
+// function is exported: the host calls every export.
 import { createBridge, readLaunch } from './bridge.js'
 
 const TIMEOUT_MS = { before: 3000, after: 20000, system: 3000, prompt: 5000, compacting: 20000, compacted: 20000 }
@@ -64,6 +66,7 @@ export const CtxmodePlugin = async ({ client, directory }) => {
       const payload = { ...(await base(input.sessionID)), tool: input.tool, input: output.args, callId: input.callID }
       const answer = await bridge.ask('before', payload, TIMEOUT_MS.before)
       if (typeof answer?.deny === 'string') throw new Error(answer.deny)
+      if (answer?.args && typeof answer.args === 'object' && output?.args) Object.assign(output.args, answer.args)
     },
     'tool.execute.after': async (input, output) => {
       if (typeof output?.output !== 'string') return
@@ -80,7 +83,12 @@ export const CtxmodePlugin = async ({ client, directory }) => {
     'experimental.session.compacting': async (input, output) => {
       const answer = await bridge.ask('compacting', await base(input.sessionID), TIMEOUT_MS.compacting)
       if (typeof answer?.section === 'string' && Array.isArray(output?.context)) output.context.push(answer.section)
-      compacted.add(input.sessionID)
+    },
+    // Once the compaction is done (not at its start: the summary request has a system
+    // prompt of its own) the session's next system prompt carries the resume guide.
+    event: async ({ event }) => {
+      const sessionID = event?.properties?.sessionID
+      if (event?.type === 'session.compacted' && typeof sessionID === 'string') compacted.add(sessionID)
     },
     'experimental.chat.system.transform': async (input, output) => {
       if (!Array.isArray(output?.system)) return
