@@ -1,11 +1,12 @@
 """The real OpenCode and Kilo binaries (`run`), offline, with what `ctxmode setup` wrote.
 
 Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming. One scripted
-session: curl is rewritten to print guidance naming a tool the model then calls; a 300 KB output reaches the
-model as our notice and a line from its middle is found with one ctx_search (on Kilo
-too, which cuts bash output to ~50 KB before a plugin sees it); small and failed outputs
-arrive as OpenCode made them; the environment the host gives what it starts tells Kilo
-from OpenCode. Then `--uninstall` restores the config to what the host left.
+session: curl is rewritten to print guidance naming a tool the model then calls; a 300 KB
+output reaches the model as our notice and a line from its middle is found with one
+ctx_search (on Kilo too, which cuts bash output to ~50 KB before a plugin sees it); small
+and failed outputs arrive as OpenCode made them; the environment the host gives what it
+starts tells Kilo from OpenCode. Then `--uninstall` restores the config to what the host
+left.
 """
 
 from __future__ import annotations
