@@ -5,7 +5,8 @@ list. Ours (package data `ctxmode/plugins/opencode/index.js`, over the shared
 `bridge.js`) sends `tool.execute.before` (throwing denies the call with our reason;
 changing `output.args` rewrites it), `tool.execute.after` (assigning `output.output`
 replaces what the model reads), user messages, the compaction hook and the system-prompt
-transform to `ctxmode hook opencode <event>`. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
+transform to `ctxmode hook opencode <event>`. The rules are `ctxmode.hooks.plugin_rules`;
+this module only translates.
 
 The shim's payload: `tool`, `input` (the call's arguments), `callId`, `sessionId`, `cwd`,
 `tools` (our MCP tools under the names OpenCode gives them, `<server>_<tool>`, once the
