@@ -157,6 +157,11 @@ WRAP_THRESHOLD = _declare(
     "Bytes of wrapped command output passed through unchanged; more is cut and indexed.",
     low=0,
 )  # fmt: skip
+PLUGIN_THRESHOLD = _declare(
+    "CTXMODE_PLUGIN_THRESHOLD", "int", None,
+    "Plugin hosts: bytes of tool output above which it is indexed and replaced by a notice.",
+    low=0, default_text="the plugin's: 20,000, or `ctxmode setup <host> --threshold`",
+)  # fmt: skip
 WRAP_COMMANDS = _declare(
     "CTXMODE_WRAP_COMMANDS", "list", (),
     "More command prefixes to run through `ctxmode wrap`, comma-separated.",

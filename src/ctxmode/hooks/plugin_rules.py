@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import paths
+from ctxmode import settings
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name
 
-# Output size over which a result is cut, for every plugin host; wins over the plugin's
-# `maxResultBytes` (which `ctxmode setup <host> --threshold BYTES` writes).
-THRESHOLD_ENV = ("CTXMODE_PLUGIN_THRESHOLD",)
 DEFAULTS: dict[str, object] = {
     "enabled": True,
     "denyTools": ["web_fetch"],
@@ -103,7 +100,8 @@ class Settings:
         self.deny_tools = _names(pick("denyTools", list))
         self.truncate_tools = _names(pick("truncateTools", list))
         configured = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
-        self.max_result_bytes = paths.env_int(THRESHOLD_ENV, configured, 0)
+        override = settings.integer(settings.PLUGIN_THRESHOLD)  # wins over the plugin's own
+        self.max_result_bytes = configured if override is None else override
         per_tool = pick("maxResultBytesPerTool", dict)
         self.max_result_bytes_per_tool = {
             name: limit
