@@ -28,7 +28,7 @@ def answer(host_event: str, tool: str, arguments: dict, **extra: object) -> dict
     body = {"tool": tool, "input": arguments, "callId": "c1", "sessionId": "s1",
             "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG, **extra}  # fmt: skip
     event = opencode.PLATFORM.parse(body, host_event)
-    text = opencode.render(event, handlers.handle(event, opencode.PLATFORM)).stdout
+    text = opencode.PLATFORM.render(event, handlers.handle(event, opencode.PLATFORM)).stdout
     return json.loads(text) if text else None
 
 

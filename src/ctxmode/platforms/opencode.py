@@ -88,6 +88,13 @@ def tool_result(result: object) -> ToolResult:
     )
 
 
+def render_with_rewrites(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """`render`, plus a rewrite as the arguments it changed (`{args}`: the shim merges them)."""
+    if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
+        return HookOutput(dumps({"args": changed_arguments(event, decision.updated_input)}))
+    return render(event, decision)
+
+
 def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
     """The arguments a rewrite changed, under the host's own names (the shim merges them)."""
     theirs = {ours: theirs for theirs, ours in ARGUMENT_ALIASES.items()}
@@ -104,8 +111,6 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         return HookOutput()
     if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
         return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
-    if event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
-        return HookOutput(dumps({"args": changed_arguments(event, decision.updated_input)}))
     if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
         return HookOutput(dumps({"output": decision.context}))
     if decision.action == ev.CONTEXT and decision.context:
@@ -307,7 +312,7 @@ def platform_for(
         name=name,
         events=EVENTS,
         parse=parse_for(platform_id),
-        render=render,
+        render=render_with_rewrites,
         tool_prefix=lambda server: f"{server}_",  # OpenCode names MCP tools `<server>_<tool>`
         can_deny=True,
         can_modify_input=True,  # tool.execute.before may change `output.args`
