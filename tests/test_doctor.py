@@ -24,7 +24,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "KIMI_CODE_HOME",
         "XDG_CONFIG_HOME",
         "OPENCODE",  # doctor says which host it runs inside
+        "OPENCODE_PID",
         "KILO",
+        "KILO_PID",
     ):
         monkeypatch.delenv(name, raising=False)
     return home
