@@ -37,6 +37,7 @@ REGISTRY: dict[str, str] = {
     "kilo": "ctxmode.platforms.kilo",
     "pi": "ctxmode.platforms.pi",
     "omp": "ctxmode.platforms.omp",
+    "openclaw": "ctxmode.platforms.openclaw",
     "antigravity": "ctxmode.platforms.antigravity",
     "zed": "ctxmode.platforms.zed",
 }

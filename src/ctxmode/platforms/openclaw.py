@@ -1,0 +1,329 @@
+"""OpenClaw: a Gateway plugin forwarding to our Python rules.
+
+OpenClaw runs plugin hooks only inside its Gateway. Our plugin (package data under
+`ctxmode/plugins/openclaw/`, over the shared `bridge.js`) sends `before_tool_call` (a
+`{block, blockReason}` answer denies the call; a `{params}` answer rewrites it), the
+tool-result middleware (the one seam that can replace what the model reads; the manifest
+declares it), `before_prompt_build` (the routing block, appended to the system prompt of
+each run; the resume guide after a compaction) and the compaction hooks. The rules are
+`ctxmode.hooks.plugin_rules`; this module only translates.
+
+OpenClaw hands the middleware only a window of a long shell output and keeps no file of
+it, so before a shell call runs we tee its output into a spool file (`tee_command`);
+the middleware's event then indexes that file, the whole output. A command that could
+outlive the call (a background job) is not teed: the pipe would hold the call open.
+
+The shim's payload: `tool`, `input` (the call's params), `callId`, `sessionId`, `cwd`,
+`tools` (the names of the tools the host offered in this run, once known), `config`, and
+for `after` `result` = `{text, isError, exitCode}`, for `prompt` the user's `prompt`.
+"""
+
+from __future__ import annotations
+
+from ctxmode.hooks.jsonout import dumps
+from ctxmode.hooks.plugin_rules import ToolResult, is_shell
+from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
+from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import SERVER_NAME, canonical_tool_name
+
+PLATFORM_ID = "openclaw"
+EVENTS = {
+    "before": ev.PRE_TOOL_USE,  # before_tool_call
+    "after": ev.POST_TOOL_USE,  # the agent tool-result middleware
+    "system": ev.SESSION_START,  # before_prompt_build: the routing block
+    "prompt": ev.USER_PROMPT_SUBMIT,  # before_prompt_build's prompt
+    "compacting": ev.PRE_COMPACT,  # before_compaction
+    "compacted": ev.SESSION_START,  # the first prompt build after a compaction: the guide
+}
+SPOOL_DIR = "openclaw-spool"  # under the data root's tmp dir: one file per teed call
+NO_TEE_PROGRAMS = frozenset(("nohup", "setsid", "disown", "daemonize"))
+
+
+def parse(payload: dict, host_event: str) -> HookEvent:
+    payload = payload if isinstance(payload, dict) else {}
+    canonical = EVENTS.get(host_event, "")
+    arguments = payload.get("input")
+    event = HookEvent(
+        PLATFORM_ID,
+        canonical,
+        host_event=host_event,
+        tool=canonical_tool_name(fields.text(payload, "tool")),  # exec routes as the shell
+        tool_input=dict(arguments) if isinstance(arguments, dict) else {},
+        session_id=fields.session_id(payload),
+        project_dir=fields.project_dir(payload),
+        prompt=fields.text(payload, "prompt"),
+        source="compact" if host_event == "compacted" else "startup",
+        agent_id=fields.text(payload, "agentId"),
+        raw=payload,
+    )
+    if canonical == ev.POST_TOOL_USE:
+        event.tool_output = tool_result(payload.get("result"), spool_path(event))
+    return event
+
+
+def tool_result(result: object, spool: str) -> ToolResult:
+    """What the tool returned; a teed shell call's whole output is in `spool`."""
+    import os
+
+    result = result if isinstance(result, dict) else {}
+    text = result.get("text")
+    code = result.get("exitCode")
+    return ToolResult(
+        text if isinstance(text, str) else "",
+        is_error=result.get("isError") is True,
+        exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        full_stdout_path=spool if spool and os.path.exists(spool) else "",
+    )
+
+
+def spool_path(event: HookEvent) -> str:
+    """Where a shell call's teed output goes: one file per session and call ("" if unnamed)."""
+    import os
+
+    from ctxmode import paths
+
+    call = fields.text(event.raw, "callId")
+    if not call:
+        return ""
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{event.session_id}-{call}")
+    return os.path.join(paths.data_root(), "tmp", SPOOL_DIR, name[:200] + ".out")
+
+
+def can_tee(command: str) -> bool:
+    """Whether piping `command`'s output through tee keeps its behaviour: no background job
+    or detaching program (tee would wait for it), and the scanner read all of it."""
+    from ctxmode.policy.shell import scan
+
+    found = scan(command)
+    if found.over_budget:
+        return False
+    return not any(c.op == "&" or c.program in NO_TEE_PROGRAMS for c in found.commands)
+
+
+def tee_command(command: str, spool: str) -> str:
+    """`command` with its stdout and stderr also written to `spool`, exit status kept.
+
+    The command runs in a subshell of its own (its `exit` ends only that), on lines of its
+    own (a trailing comment or heredoc stays intact); the status goes through a file,
+    because a POSIX pipeline's status is tee's.
+    """
+    import shlex
+
+    out, status = shlex.quote(spool), shlex.quote(spool + ".status")
+    return (
+        f"{{ (\n{command}\n) 2>&1; echo $? >{status}; }} | tee {out}\n"
+        f'exit "$(cat {status} 2>/dev/null || echo 1)"'
+    )
+
+
+def _tee(event: HookEvent) -> HookOutput:
+    """A rewrite of a shell call that tees its output, or the no-op."""
+    import os
+
+    command = event.tool_input.get("command")
+    spool = spool_path(event)
+    if not is_shell(fields.text(event.raw, "tool")) or not isinstance(command, str):
+        return HookOutput()
+    if not spool or not command.strip() or not can_tee(command):
+        return HookOutput()
+    try:
+        os.makedirs(os.path.dirname(spool), exist_ok=True)
+    except OSError:
+        return HookOutput()
+    return HookOutput(dumps({"params": {"command": tee_command(command, spool)}}))
+
+
+def _drop_spool(event: HookEvent) -> None:
+    import contextlib
+    import os
+
+    spool = spool_path(event)
+    for path in (spool, spool + ".status") if spool else ():
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """The shim's instruction, as JSON; "" means carry on untouched.
+
+    A shell call we let run is teed (its rewrite is the answer); once its result was
+    judged, the spool file goes.
+    """
+    if event.event == ev.POST_TOOL_USE:
+        _drop_spool(event)
+    if event.event == ev.PRE_TOOL_USE:
+        if decision is not None and decision.action == ev.DENY:
+            return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
+        return _tee(event) if decision is None else HookOutput()
+    if decision is None:
+        return HookOutput()
+    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
+        return HookOutput(dumps({"output": decision.context}))
+    if decision.action == ev.CONTEXT and decision.context:
+        return HookOutput(dumps({"section": decision.context}))
+    return HookOutput()
+
+
+# --------------------------------------------------------------- installer (off the hook path)
+
+PLUGIN_ID = SERVER_NAME  # the manifest's id and the `plugins.entries` key
+PLUGIN_DIR = "ctxmode-plugin"  # in the state dir, named in `plugins.load.paths`
+PLUGIN_FILES = ("index.js", "openclaw.plugin.json", "package.json")  # + bridge.js, launch file
+SET_TOOL_SEARCH = "setToolSearch"  # in our entry's config: setup turned `tools.toolSearch` off
+NOTE = (
+    "The OpenClaw Gateway loads the ctxmode plugin and the context-mode MCP server "
+    "(tools named context-mode__ctx_*) when it (re)starts."
+)
+
+
+def state_dir() -> str:
+    import os
+
+    configured = os.environ.get("OPENCLAW_STATE_DIR")
+    return os.path.abspath(os.path.expanduser(configured or "~/.openclaw"))
+
+
+def config_file() -> str:
+    import os
+
+    configured = os.environ.get("OPENCLAW_CONFIG_PATH")
+    if configured:
+        return os.path.abspath(os.path.expanduser(configured))
+    return os.path.join(state_dir(), "openclaw.json")
+
+
+def plugin_dir() -> str:
+    import os
+
+    return os.path.join(state_dir(), PLUGIN_DIR)
+
+
+def config_paths(project_dir: str = "") -> dict[str, str]:
+    return {"config": config_file(), "plugin": plugin_dir()}
+
+
+def hook_commands(command: str) -> dict[str, str]:
+    from ctxmode.platforms._install import hook_lines
+
+    return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
+
+
+def _plugin_changes(hook_prefix: str, remove: bool) -> list:
+    import os
+    from importlib.resources import files
+
+    from ctxmode.platforms._install import Change, read_text
+    from ctxmode.platforms.opencode import LAUNCH_FILE, launch_config
+
+    source = files("ctxmode.plugins")
+    wanted = {
+        name: (source / "openclaw" / name).read_text(encoding="utf-8") for name in PLUGIN_FILES
+    }
+    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
+    wanted[LAUNCH_FILE] = launch_config(PLATFORM_ID, hook_prefix)
+    return [
+        Change(path, read_text(path), None if remove else text, owned=True)
+        for name, text in wanted.items()
+        for path in [os.path.join(plugin_dir(), name)]
+    ]
+
+
+def _table(document: dict, path: str, *keys: str) -> dict:
+    """The object at `keys` (created empty when absent), or an InstallError."""
+    from ctxmode.platforms._install import InstallError
+
+    table = document
+    for key in keys:
+        table = table.setdefault(key, {})
+        if not isinstance(table, dict):
+            raise InstallError(f"{path}: `{'.'.join(keys)}` is not an object; fix it first")
+    return table
+
+
+def _prune(document: dict, *keys: str) -> None:
+    """Drop the empty objects along `keys`, innermost first (what install created)."""
+    for depth in range(len(keys), 0, -1):
+        parent = document
+        for key in keys[: depth - 1]:
+            parent = parent.get(key, {})
+        if parent.get(keys[depth - 1]) in ({}, []):
+            del parent[keys[depth - 1]]
+
+
+def _config_edit(server: dict | None):
+    """Ours into the config (server None: take everything of ours out, exactly)."""
+    from ctxmode.platforms._install import InstallError
+    from ctxmode.vocab.toolnames import runs_ctxmode
+
+    directory = plugin_dir()
+
+    def edit(document: dict, path: str) -> None:
+        load = _table(document, path, "plugins", "load")
+        paths = load.get("paths", [])
+        if not isinstance(paths, list):
+            raise InstallError(f"{path}: `plugins.load.paths` is not a list; fix it first")
+        entries = _table(document, path, "plugins", "entries")
+        servers = _table(document, path, "mcp", "servers")
+        tools = _table(document, path, "tools")
+        we_set = fields.obj(fields.obj(entries, PLUGIN_ID), "config").get(SET_TOOL_SEARCH) is True
+        load["paths"] = [entry for entry in paths if entry != directory]
+        entries.pop(PLUGIN_ID, None)
+        if runs_ctxmode(servers.get(SERVER_NAME)):
+            servers.pop(SERVER_NAME)
+        if we_set and tools.get("toolSearch") is False:
+            tools.pop("toolSearch")
+        if server is not None:
+            load["paths"].append(directory)
+            # Our tools must be callable by name, not behind the host's tool_search.
+            set_now = "toolSearch" not in tools or we_set
+            entries[PLUGIN_ID] = {
+                "enabled": True,
+                "hooks": {"allowConversationAccess": True, "allowPromptInjection": True},
+                "config": {SET_TOOL_SEARCH: True} if set_now else {},
+            }
+            servers[SERVER_NAME] = server
+            if set_now:
+                tools["toolSearch"] = False
+        for keys in (("plugins", "load", "paths"), ("plugins", "entries"), ("mcp", "servers")):
+            _prune(document, *keys)
+        _prune(document, "tools")
+
+    return edit
+
+
+def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms._install import json_change
+
+    server = {"command": server_command[0], "args": list(server_command[1:])}
+    return [json_change(config_file(), _config_edit(server)), *_plugin_changes(hook_prefix, False)]
+
+
+def uninstall_changes(project_dir: str = "") -> list:
+    from ctxmode.platforms._install import json_change
+
+    return [json_change(config_file(), _config_edit(None)), *_plugin_changes("", True)]
+
+
+PLATFORM = Platform(
+    id=PLATFORM_ID,
+    name="OpenClaw",
+    events=EVENTS,
+    parse=parse,
+    render=render,
+    tool_prefix=lambda server: f"{server}__",  # MCP tools are `<server>__<tool>`
+    can_deny=True,
+    can_modify_input=False,  # params can be rewritten, but our rules turn a rewrite into a deny
+    can_replace_output=True,  # through the tool-result middleware only
+    can_inject_context=True,  # before_prompt_build's appendSystemContext
+    plugin_host=True,
+    installer=Installer(
+        scopes=("user",),
+        config_paths=config_paths,
+        hook_commands=hook_commands,
+        install_changes=install_changes,
+        uninstall_changes=uninstall_changes,
+        note=NOTE,
+    ),
+)
