@@ -95,3 +95,10 @@ def agent_turn(world: HostWorld, session: str, message: str) -> HostRun:
     command = [*openclaw(), "agent", "--session-id", session, "--message", message, "--json",
                "--timeout", "280"]  # fmt: skip
     return world.run(command, env=host_env(world), timeout=320)
+
+
+def compact(world: HostWorld, session: str) -> HostRun:
+    """Compact session `session` (of the default agent) through the running Gateway."""
+    command = [*openclaw(), "sessions", "compact", f"agent:main:explicit:{session}", "--json",
+               "--timeout", "280000"]  # fmt: skip
+    return world.run(command, env=host_env(world), timeout=320)

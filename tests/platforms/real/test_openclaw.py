@@ -1,10 +1,11 @@
 """The real OpenClaw (Gateway plus `agent` turns), offline, with what `ctxmode setup` wrote.
 
-One Gateway, one scripted turn: curl is denied naming a tool the model then calls; a
-300 KB `cat` reaches the model as our notice, and a line OpenClaw's own window of the
-output would not have held is found with one ctx_search (the command was teed before it
-ran); small and failed outputs arrive as OpenClaw made them; the routing block is in the
-system prompt once. Then `--uninstall` restores the config exactly.
+One Gateway, three turns of one session. First: curl is denied naming a tool the model
+then calls; a 300 KB `cat` reaches the model as our notice, and a line OpenClaw's own
+window of the output would not have held is found with one ctx_search (the command was
+teed before it ran); small and failed outputs arrive as OpenClaw made them; the routing
+block is in the system prompt once. Then a compaction (`openclaw sessions compact`), and
+the next turn's system prompt carries our session guide. Then `--uninstall` restores the config exactly.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from support.host_checks import (
     tool_named_in,
 )
 from support.hosts import HostWorld
-from support.openclaw_host import agent_turn, base_config, free_port, gateway, openclaw
+from support.openclaw_host import agent_turn, base_config, compact, free_port, gateway, openclaw
 
 OUR_NAME = "context-mode__{tool}"  # OpenClaw names MCP tools `<server>__<tool>`
 ANY_OUR_TOOL = r"context-mode__ctx_\w+"
@@ -66,20 +67,26 @@ def execute_and_search(request: Request) -> Reply:
     ])  # fmt: skip
 
 
-def test_openclaw_denies_cuts_and_uninstalls_exactly(world: HostWorld) -> None:
+def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -> None:
     openclaw()
     big_log(world.work)
     config = world.home / ".openclaw" / "openclaw.json"
     port = free_port()
-    with world.fake_model([FIRST, execute_and_search, reply("done")]) as model:
+    turns = [FIRST, execute_and_search, reply("done"), reply("back")]
+    with world.fake_model(turns) as model:
         config.parent.mkdir(parents=True)
         original = base_config(model, world, port)
         config.write_text(json.dumps(original, indent=2) + "\n", encoding="utf-8")
         done = ctx("setup", "openclaw", cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
         with gateway(world, port) as log:
-            run = agent_turn(world, "ctxmode-e2e", "Look at the logs")
-            assert run.returncode == 0, run.describe() + log.read_text()[-4000:]
+            for step in (
+                lambda: agent_turn(world, "ctxmode-e2e", "Look at the logs"),
+                lambda: compact(world, "ctxmode-e2e"),
+                lambda: agent_turn(world, "ctxmode-e2e", "Where were we?"),
+            ):
+                run = step()
+                assert run.returncode == 0, run.describe() + log.read_text()[-4000:]
 
     first, after_tools, after_ours = model.main_requests[:3]
     offered_our_tools(first, OUR_NAME)
@@ -89,6 +96,7 @@ def test_openclaw_denies_cuts_and_uninstalls_exactly(world: HostWorld) -> None:
     notice = found["big"]
     assert len(notice.encode()) <= NOTICE_BYTES + 200, notice
     assert NEEDLE not in after_tools.text() and "processed batch 3000 " not in after_tools.text()
+    assert "openclaw-spool" not in after_tools.text()  # the tee is ours: the model never sees it
     named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
     assert found["small"].strip() == "small-output"
     assert "missing-dir" in found["failed"] and "code 2" in found["failed"], found["failed"]
@@ -98,6 +106,12 @@ def test_openclaw_denies_cuts_and_uninstalls_exactly(world: HostWorld) -> None:
     for request in (first, after_ours):
         routing_block_once(request)
     named_tools_exist(after_ours.system(), ANY_OUR_TOOL, after_ours)
+    resumed = model.main_requests[-1]
+    assert "Where were we?" in resumed.text()
+    guide = resumed.system()
+    assert '<session_guide source="compact"' in guide and "Look at the logs" in guide, guide
+    named_tools_exist(guide, ANY_OUR_TOOL, resumed)
+    routing_block_once(resumed)
     # What the teed command left behind is gone once the middleware judged the result.
     spool = world.home / ".local" / "share" / "ctxmode" / "tmp" / "openclaw-spool"
     assert not spool.exists() or not list(spool.iterdir()), list(spool.iterdir())
