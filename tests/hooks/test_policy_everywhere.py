@@ -61,6 +61,13 @@ PLUGIN_PAYLOADS = {
         }
         for host in ("pi", "omp")
     },
+    "openclaw": {
+        "tool": "exec",
+        "input": {"command": "ls -la"},
+        "cwd": "/p",
+        "sessionId": "s1",
+        "tools": ["context-mode__ctx_execute"],
+    },
 }
 
 
