@@ -65,6 +65,12 @@ def test_the_tee_keeps_output_and_exit_status(tmp_path: Path, command: str, code
     done = run_teed(command, spool)
     assert done.returncode == code
     assert done.stdout == shown == spool.read_text()
+    assert done.stderr == ""
+
+
+def test_a_spool_the_shell_cannot_write_changes_nothing_the_model_sees(tmp_path: Path):
+    done = run_teed("echo sandboxed; exit 5", tmp_path / "absent" / "call.out")
+    assert (done.returncode, done.stdout, done.stderr) == (5, "sandboxed\n", "")
 
 
 @settings(max_examples=40, deadline=None)

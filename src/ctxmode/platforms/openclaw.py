@@ -106,15 +106,18 @@ def tee_command(command: str, spool: str) -> str:
     """`command` with its stdout and stderr also written to `spool`, exit status kept.
 
     The command runs in a subshell of its own (its `exit` ends only that), on lines of its
-    own (a trailing comment or heredoc stays intact); the status goes through a file,
-    because a POSIX pipeline's status is tee's.
+    own (a trailing comment or heredoc stays intact). A POSIX pipeline's status is tee's,
+    so the command's status comes back on fd 3 through a command substitution, while tee
+    writes to the original stdout kept on fd 4. Where `spool` cannot be written (a
+    sandboxed exec sees another filesystem) the output and status are still the command's.
     """
     import shlex
 
-    out, status = shlex.quote(spool), shlex.quote(spool + ".status")
     return (
-        f"{{ (\n{command}\n) 2>&1; echo $? >{status}; }} | tee {out}\n"
-        f'exit "$(cat {status} 2>/dev/null || echo 1)"'
+        "exec 4>&1\n"
+        f"ctxmode_status=$({{ {{ (\n{command}\n) 2>&1 3>&- 4>&-; echo $? >&3; }}"
+        f" | tee {shlex.quote(spool)} 2>/dev/null >&4; }} 3>&1)\n"
+        'exit "${ctxmode_status:-1}"'
     )
 
 
@@ -140,9 +143,9 @@ def _drop_spool(event: HookEvent) -> None:
     import os
 
     spool = spool_path(event)
-    for path in (spool, spool + ".status") if spool else ():
+    if spool:
         with contextlib.suppress(OSError):
-            os.remove(path)
+            os.remove(spool)
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:

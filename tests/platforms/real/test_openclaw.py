@@ -14,6 +14,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from support.cli import ctx
 from support.fake_model import Reply, Request, ToolCall, reply
 from support.host_checks import (
@@ -67,6 +69,8 @@ def execute_and_search(request: Request) -> Reply:
     ])  # fmt: skip
 
 
+# A Gateway start, two turns and a compaction: ~2-3 min on an idle machine, more under load.
+@pytest.mark.timeout(900)
 def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -> None:
     openclaw()
     big_log(world.work)

@@ -10,7 +10,9 @@
 // slow the call proceeds untouched and the failure is logged.
 import { createBridge, readLaunch } from './bridge.js'
 
-const TIMEOUT_MS = { before: 3000, after: 20000, system: 3000, prompt: 5000, compacting: 20000, compacted: 20000 }
+// OpenClaw gives before_tool_call and before_prompt_build 15 s each and blocks the tool
+// call when before_tool_call runs out, so ours give up (and let it run) well before that.
+const TIMEOUT_MS = { before: 8000, after: 20000, system: 8000, prompt: 5000, compacting: 20000, compacted: 5000 }
 const OUR_TOOLS = ['ctx_execute', 'ctx_batch_execute', 'ctx_execute_file', 'ctx_index', 'ctx_search',
   'ctx_fetch_and_index', 'ctx_stats', 'ctx_doctor', 'ctx_upgrade', 'ctx_purge', 'ctx_insight']
 const DEFAULT_CONFIG = {
