@@ -56,6 +56,7 @@ def base_config(model: FakeModel, world: HostWorld, port: int) -> dict:
                    "providers": {"fake": fake}},
         "agents": {"defaults": {"model": {"primary": "fake/fake-model"},
                                 "workspace": str(world.work)}},
+        "logging": {"file": str(world.root / "openclaw.log")},  # else its log goes to /tmp/openclaw/
     }  # fmt: skip
 
 
