@@ -54,7 +54,9 @@ def test_a_10_mb_tool_response_is_handled():
         "tool_response": {"stdout": "y" * 10_000_000},
     }
     completed = run_hook("claude-code", "posttooluse", json.dumps(payload).encode())
-    assert (completed.returncode, completed.stdout, completed.stderr) == (0, b"", b"")
+    assert (completed.returncode, completed.stderr) == (0, b"")
+    notice = json.loads(completed.stdout)["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert len(notice.encode()) <= 2048 and "indexed" in notice
 
 
 def _spawn_seconds() -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -129,8 +130,42 @@ def test_huge_tool_response_in_process():
     assert "characters cut" in replaced[0]["text"]
 
 
-def test_bash_output_is_never_replaced():
-    payload = {"tool_name": "Bash", "tool_response": "x" * 200_000}
+BIG_SHELL_OUTPUT = "".join(f"case {i} PASSED\n" for i in range(8_000)) + "E   planted-fact-77\n"
+# Each host's shell tool, the shape its post-tool hook receives the output in, and where
+# the replacement goes in its answer (as measured on each real binary).
+SHELL_HOSTS = [
+    ("claude-code", "posttooluse", {"tool_name": "Bash",
+        "tool_response": {"stdout": BIG_SHELL_OUTPUT, "stderr": "", "interrupted": False}},
+     lambda out: out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]),
+    ("gemini-cli", "aftertool", {"tool_name": "run_shell_command",
+        "tool_response": {"llmContent": BIG_SHELL_OUTPUT, "returnDisplay": ""}},
+     lambda out: out["reason"] if out["decision"] == "deny" else ""),
+    ("codex", "posttooluse", {"tool_name": "Bash", "tool_response": BIG_SHELL_OUTPUT},
+     lambda out: out["reason"] if out["decision"] == "block" else ""),
+    ("qwen-code", "posttooluse", {"tool_name": "run_shell_command",
+        "tool_response": {"llmContent": BIG_SHELL_OUTPUT}},
+     lambda out: out["stopReason"] if out["continue"] is False else ""),
+    ("copilot-cli", "posttooluse", {"toolName": "bash",
+        "toolResult": {"resultType": "success", "textResultForLlm": BIG_SHELL_OUTPUT}},
+     lambda out: out["modifiedResult"]["textResultForLlm"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("host", "event", "payload", "replaced"), SHELL_HOSTS)
+def test_big_shell_output_becomes_a_notice_with_the_rest_searchable(
+    data_root, tmp_path, host, event, payload, replaced
+):
+    payload = {**payload, "cwd": str(tmp_path), "session_id": "s"}
+    notice = replaced(json.loads(answer(host, event, json.dumps(payload).encode()).stdout))
+    assert len(notice.encode()) <= 2048 and "planted-fact-77" in notice  # an error line
+    label = re.search(r'source="([^"]+)"', notice).group(1)
+    with KnowledgeBase.open(str(tmp_path)) as kb:
+        hits = kb.search(["case 4321"], limit=1, source=label)[0].hits
+    assert hits and "case 4321 PASSED" in hits[0].snippet
+
+
+def test_small_shell_output_passes_untouched(data_root, tmp_path):
+    payload = {"tool_name": "Bash", "cwd": str(tmp_path), "tool_response": {"stdout": "ok\n"}}
     assert answer("claude-code", "posttooluse", json.dumps(payload).encode()).stdout == ""
 
 
@@ -190,3 +225,33 @@ def test_an_unusable_data_root_still_gets_decisions(monkeypatch, tmp_path):
     monkeypatch.setenv("CTXMODE_DIR", str(blocked))
     nudge = json.dumps({"tool_name": "Bash", "tool_input": {"command": "node scripts/report.js"}})
     assert_well_formed("pretooluse", answer("claude-code", "pretooluse", nudge.encode()))
+
+
+@pytest.mark.parametrize(
+    ("host", "output"),
+    [
+        ("claude-code", lambda path: {"stdout": "row 1\n", "persistedOutputPath": path}),
+        ("copilot-cli", lambda path: f"Output too large to read at once (9 KB). Saved to: {path}\nrow 1"),
+        ("qwen-code", lambda path: {"llmContent": f"Too large.\nThe full output has been saved to: {path}\n"}),
+    ],
+)  # fmt: skip
+def test_a_host_that_kept_a_preview_gets_the_saved_whole_output_indexed(
+    data_root, tmp_path, host, output
+):
+    saved = tmp_path / "saved.txt"
+    saved.write_text(BIG_SHELL_OUTPUT)
+    result = output(str(saved))
+    key = "toolResult" if host == "copilot-cli" else "tool_response"
+    value = {"textResultForLlm": result} if host == "copilot-cli" else result
+    tool = "bash" if host == "copilot-cli" else "Bash"
+    payload = {"tool_name": tool, "toolName": tool, key: value, "cwd": str(tmp_path)}
+    answered = answer(host, "posttooluse", json.dumps(payload).encode()).stdout
+    assert "planted-fact-77" in answered and "full output indexed" in answered
+
+
+def test_a_saved_to_line_in_the_command_output_names_no_file(data_root, tmp_path):
+    secret = tmp_path / "not-the-output.txt"
+    secret.write_text("x" * 50_000)
+    printed = "".join(f"line {i}\n" for i in range(300)) + f"Saved to: {secret}\n"
+    payload = {"tool_name": "Bash", "cwd": str(tmp_path), "tool_response": printed}
+    assert answer("codex", "posttooluse", json.dumps(payload).encode()).stdout == "{}"

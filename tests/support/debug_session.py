@@ -182,7 +182,10 @@ FETCH_TOOLS = ("WebFetch", "web_fetch")
 
 
 def _schema(request: Request, name: str) -> dict[str, Any]:
-    for tool in request.body.get("tools") or []:
+    tools = list(request.body.get("tools") or [])
+    tools += [member for tool in tools if tool.get("type") == "namespace"
+              for member in tool.get("tools", [])]  # fmt: skip
+    for tool in tools:
         if request.api == "gemini":
             for function in tool.get("functionDeclarations", []):
                 if function.get("name") == name:
@@ -289,7 +292,11 @@ class CompliantAgent:
             arguments["prompt"] = f"Read {url} and report the {self.current.query}"
         if "description" in schema and "description" not in arguments:
             arguments["description"] = "debugging step"
-        return Reply(tool_calls=[ToolCall(tool, arguments)])
+        # Codex offers an MCP server's tools inside a namespace; a call names both.
+        namespace = next(
+            (ns for ns, members in request.namespaces().items() if tool in members), ""
+        )
+        return Reply(tool_calls=[ToolCall(tool, arguments, namespace)])
 
 
 # ------------------------------------------------------------------ hosts
@@ -344,6 +351,8 @@ def _codex(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
     text = config.read_text() if config.exists() else ""
     config.write_text(
         'model_provider = "fake"\nmodel = "fake-model"\ncheck_for_update_on_startup = false\n'
+        # Codex starts MCP servers beside the first request; a user's setting makes it wait.
+        "mcp_optional_startup_grace_ms = 20000\n"
         + text
         + f'\n[model_providers.fake]\nname = "fake"\nbase_url = "{model.url}/v1"\n'
         'wire_api = "responses"\nenv_key = "FAKE_API_KEY"\n'
@@ -361,6 +370,37 @@ def _codex_prepare(world: HostWorld) -> None:
     (world.home / ".codex").mkdir(parents=True, exist_ok=True)
 
 
+def _gemini(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
+    binary = npm_host("gemini-cli", "gemini")
+    command = [binary, "-p", prompt, "-o", "stream-json", "--yolo", "--skip-trust",
+               "-m", "gemini-2.5-flash"]  # fmt: skip
+    env = world.env(GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key",
+                    GEMINI_CLI_NO_RELAUNCH="true", PATH=_path(world))  # fmt: skip
+    return world.run(command, env=env, timeout=600)
+
+
+def _gemini_prepare(world: HostWorld) -> None:
+    settings = world.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"enableAutoUpdate": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+    }))  # fmt: skip
+
+
+def _copilot(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
+    from support.hosts import HOSTS_DIR
+
+    binary = npm_host("copilot-cli", "copilot")
+    env = world.env(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=f"{model.url}/v1",
+                    COPILOT_MODEL="gpt-5", PATH=_path(world),
+                    COPILOT_PKG_CACHE_HOME=str(HOSTS_DIR / "npm" / "copilot-cli" / "pkg-cache"))  # fmt: skip
+    command = [binary, "-p", prompt, "--allow-all-tools", "--output-format", "json"]
+    return world.run(command, env=env, timeout=600)
+
+
 def _path(world: HostWorld) -> str:
     import os
 
@@ -371,6 +411,8 @@ HOSTS = {
     "claude-code": Host("claude-code", _claude, _claude_prepare),
     "qwen-code": Host("qwen-code", _qwen, _qwen_prepare),
     "codex": Host("codex", _codex, _codex_prepare),
+    "gemini-cli": Host("gemini-cli", _gemini, _gemini_prepare),
+    "copilot-cli": Host("copilot-cli", _copilot),
 }
 
 

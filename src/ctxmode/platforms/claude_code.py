@@ -65,8 +65,8 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 def render_claude_style(
     event: HookEvent, decision: Decision | None, replaces_output: bool, rewrites: bool = True
 ) -> HookOutput:
-    """The Claude-wire envelope for any event (shared with Qwen Code, which cannot replace
-    a tool's output).
+    """The Claude-wire envelope for any event (shared with Qwen Code, which replaces a tool's
+    output its own way and says so with `replaces_output=False`).
 
     `rewrites`: the host runs a PreToolUse `updatedInput` (Qwen Code 0.24 does not: it
     only hands it to the next hook); if not, a command rewrite becomes a deny with its
@@ -85,7 +85,10 @@ def render_claude_style(
         from ctxmode.hooks.posttooluse import replacement_like
 
         replaced = replacement_like(event.tool_output, decision.context)
-        return common.hso("PostToolUse", updatedMCPToolOutput=replaced)
+        if event.tool.startswith("mcp__"):  # the field older versions know, for MCP tools only
+            return common.hso("PostToolUse", updatedMCPToolOutput=replaced)
+        # Built-in tools (2.1.33x): the same JSON shape as the original, or it is ignored.
+        return common.hso("PostToolUse", updatedToolOutput=replaced)
     return HookOutput()
 
 

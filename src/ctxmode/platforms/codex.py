@@ -6,6 +6,8 @@ when a decision needs it, and cached under the data root for an hour, keyed by t
 binary's path, size and mtime so an upgrade is noticed at once. Without that support
 a command redirect becomes a deny (the host requires a non-empty reason), other
 rewrites and context are dropped, and `ask`, which the host rejects, is dropped too.
+A PostToolUse `block` replaces what the model receives with its `reason` (0.171; the
+output the hook sees is already the host's own ~10 KB cut of a long one).
 """
 
 from __future__ import annotations
@@ -67,6 +69,11 @@ def _normalize_command(tool_input: dict) -> None:
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event == ev.PRE_TOOL_USE:
         return _render_pre_tool_use(decision)
+    if decision is not None and decision.action == ev.REPLACE_OUTPUT:
+        if event.event == ev.POST_TOOL_USE and decision.context:
+            # A PostToolUse block: the model receives `reason` in place of the tool's output.
+            return common.json_out({"decision": "block", "reason": decision.context})
+        return common.json_out({})
     if event.event in (ev.POST_TOOL_USE, ev.SESSION_START, ev.USER_PROMPT_SUBMIT):
         context = common.context_of(decision)
         if context:  # an empty one still reaches the model as an empty developer message
@@ -309,7 +316,7 @@ PLATFORM = Platform(
     tool_prefix=lambda server: "",  # members of a per-server namespace keep bare names
     can_deny=True,
     can_modify_input=True,  # from codex-cli 0.141.0 on; older ones get a deny
-    can_replace_output=False,
+    can_replace_output=True,
     can_inject_context=True,
     installer=Installer(
         scopes=SCOPES,

@@ -5,7 +5,8 @@ is registered under a camelCase event key, and VS Code-style snake_case ones und
 PascalCase key; both are read. `toolArgs` may arrive as a JSON string (older builds)
 and is decoded. PreToolUse answers are top-level fields; a rewrite is `modifiedArgs`,
 except a command redirect, which becomes a deny carrying the guidance (the host honours
-a deny). MCP tools are named `<server>-<tool>`, with a hyphen.
+a deny). A postToolUse `modifiedResult` replaces what the model receives (1.0.102 honours
+it from command hooks too). MCP tools are named `<server>-<tool>`, with a hyphen.
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ def _tool_output(raw: dict) -> object:
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event == ev.PRE_TOOL_USE:
         return _render_pre_tool_use(decision)
+    if decision is not None and decision.action == ev.REPLACE_OUTPUT:
+        if event.event == ev.POST_TOOL_USE and decision.context:  # what the model gets instead
+            kind = fields.obj(event.raw, "toolResult").get("resultType")
+            result = {"textResultForLlm": decision.context,
+                      "resultType": kind if isinstance(kind, str) else "success"}  # fmt: skip
+            return common.json_out({"modifiedResult": result})
+        return HookOutput()
     context = common.context_of(decision)
     if context and event.event == ev.SESSION_START:
         # The host's docs call sessionStart output "not processed"; 1.0.102 does show it.
@@ -168,7 +176,7 @@ PLATFORM = Platform(
     mcp_config=lambda project_dir: ((config_paths(project_dir)["mcp"], ("mcpServers",)),),
     can_deny=True,
     can_modify_input=True,
-    can_replace_output=False,
+    can_replace_output=True,
     can_inject_context=True,  # 1.0.102 adds sessionStart context as a user message
     installer=Installer(
         scopes=SCOPES,

@@ -2,7 +2,9 @@
 
 BeforeTool denies at the top level (`decision`/`reason`), rewrites by letting the host
 merge `hookSpecificOutput.tool_input` over the model's arguments, and cannot ask (an
-ask is dropped). BeforeAgent always answers a `hookSpecificOutput` object.
+ask is dropped). AfterTool replaces a tool's output with a deny whose `reason` the model
+receives instead (as the tool's error). BeforeAgent always answers a `hookSpecificOutput`
+object.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def tool_prefix(server: str) -> str:
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
     if event.event == ev.PRE_TOOL_USE:
         return _render_before_tool(decision)
+    if decision is not None and decision.action == ev.REPLACE_OUTPUT:
+        # AfterTool deny: the host drops the tool's output and sends `reason` instead.
+        if event.event == ev.POST_TOOL_USE and decision.context:
+            return common.json_out({"decision": "deny", "reason": decision.context})
+        return HookOutput()
     context = common.context_of(decision)
     host_name = HOST_EVENTS.get(event.host_event, "")
     if event.event == ev.USER_PROMPT_SUBMIT:  # BeforeAgent always answers an object
@@ -146,7 +153,7 @@ PLATFORM = Platform(
     mcp_config=common.settings_servers(config_paths),
     can_deny=True,
     can_modify_input=True,
-    can_replace_output=False,
+    can_replace_output=True,
     can_inject_context=True,
     installer=Installer(
         scopes=SCOPES,

@@ -3,12 +3,16 @@
 Same envelopes as Claude Code; Qwen's own tool names (`run_shell_command`, `read_file`,
 `grep_search`, `web_fetch`, `agent`) are canonicalized by the shared alias table, our
 tools are `mcp__context-mode__ctx_*`, and there is no lazy tool loading (no ToolSearch).
+Two differences measured on 0.24.4: a PreToolUse `updatedInput` is not run (a rewrite
+becomes a deny naming the command), and a tool's output is replaced through
+`continue: false` + `stopReason` rather than Claude's fields.
 """
 
 from __future__ import annotations
 
 from ctxmode.platforms import _common as common
 from ctxmode.platforms import claude_code
+from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 
@@ -32,6 +36,12 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    if decision is not None and decision.action == ev.REPLACE_OUTPUT:
+        # 0.24 ignores Claude's updated*ToolOutput; a PostToolUse `continue: false` makes its
+        # `stopReason` the tool's result and the turn goes on (measured on the binary).
+        if event.event == ev.POST_TOOL_USE and decision.context:
+            return common.json_out({"continue": False, "stopReason": decision.context})
+        return HookOutput()
     return claude_code.render_claude_style(event, decision, replaces_output=False, rewrites=False)
 
 
@@ -99,7 +109,7 @@ PLATFORM = Platform(
     # Measured on Qwen Code 0.24.4: a PreToolUse `updatedInput` only reaches the next hook;
     # the tool runs with the model's arguments. Rewrites are rendered as denies.
     can_modify_input=False,
-    can_replace_output=False,  # not documented for Qwen Code: never risk dropping output
+    can_replace_output=True,
     can_inject_context=True,
     pin_cwd=True,
     installer=Installer(
