@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxmode.hooks.bulky import user_commands, wrap_reason
+from ctxmode.hooks.bulky import directory_after, split_leading_cd, user_commands, wrap_reason
 
 WRAPPED = [
     "pytest -x tests",
@@ -85,7 +85,8 @@ LEFT_ALONE = [
     "journalctl -f",
     "echo hello",
     "mkdir -p build",
-    "cd sub && pytest",
+    "cd sub; pytest",
+    "cd sub && ls",
     "pushd sub && make; popd",
     "X=1",
     "pytest &",
@@ -142,3 +143,29 @@ def test_the_setting_is_read_from_the_environment(
 def test_any_text_gets_an_answer(text: str) -> None:
     reason = wrap_reason(text, "/nonexistent")
     assert reason is None or isinstance(reason, str)
+
+
+@pytest.mark.parametrize(
+    ("command", "cd_part", "rest"),
+    [
+        ("cd sub && pytest", "cd sub && ", "pytest"),
+        ("cd /abs/dir&&npm test", "cd /abs/dir&&", "npm test"),
+        ("cd a && pushd b && cargo test -q", "cd a && pushd b && ", "cargo test -q"),
+        ("  cd ~/proj && make", "  cd ~/proj && ", "make"),
+        ("cd sub; pytest", "", "cd sub; pytest"),  # not a chain: the cd could fail unseen
+        ('cd "my dir" && pytest', "", 'cd "my dir" && pytest'),  # quoted: left to the shell
+        ("cd $DIR && pytest", "", "cd $DIR && pytest"),
+        ("cd sub && ", "", "cd sub && "),
+        ("pytest && cd sub", "", "pytest && cd sub"),
+    ],
+)
+def test_a_leading_cd_chain_stays_outside_the_wrapper(command: str, cd_part: str, rest: str):
+    assert split_leading_cd(command) == (cd_part, rest)
+
+
+def test_the_rest_after_a_leading_cd_is_judged_in_the_directory_it_moves_to(tmp_path: Path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "big.log").write_text("line\n" * 5000)
+    cd_part, rest = split_leading_cd("cd sub && cat big.log")
+    assert wrap_reason(rest, directory_after(cd_part, str(tmp_path)), user=[]) is not None
+    assert wrap_reason(rest, str(tmp_path), user=[]) is None  # no big.log up here

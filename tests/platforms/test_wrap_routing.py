@@ -49,6 +49,24 @@ def test_claude_code_runs_the_wrapped_command_and_its_output_is_the_originals(
     assert (ran.stdout, ran.stderr, ran.returncode) == (bare.stdout, bare.stderr, bare.returncode)
 
 
+def test_a_leading_cd_runs_in_the_hosts_shell_and_the_rest_through_the_wrapper(
+    run_hook, tmp_path: Path
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "big.log").write_text("".join(f"request {i} ok\n" for i in range(20000)))
+    command = "cd sub && cat big.log; pwd"
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout
+    )
+    wrapped = out["hookSpecificOutput"]["updatedInput"]["command"]
+    assert wrapped.startswith("cd sub && ") and "ctxmode._wrap" in wrapped
+    # The directory change outlives the call, as the host's shell would keep it.
+    ran = subprocess.run(["bash", "-c", wrapped + "\npwd"], cwd=tmp_path, capture_output=True)
+    assert ran.returncode == 0 and len(ran.stdout) <= 2049 + 200
+    assert ran.stdout.decode().rstrip().endswith(str(tmp_path / "sub"))
+    assert b"ctx_search(queries=" in ran.stdout
+
+
 def test_big_output_reaches_the_model_as_a_notice_naming_the_hosts_search_tool(
     run_hook, tmp_path: Path
 ) -> None:

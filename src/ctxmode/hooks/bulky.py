@@ -5,7 +5,8 @@ for byte), so the rules lean towards wrapping: test runners, builds, dumps of la
 files, unbounded `git log/diff/show`, searches over a tree, container and system logs,
 and the commands listed in CTXMODE_WRAP_COMMANDS. Left alone is what wrapping would
 change: a `cd` (hosts carry the shell's directory over to the next call; inside the
-wrapper it would be lost), background jobs, programs that need a terminal, output sent
+wrapper it would be lost: a leading `cd DIR && ...` stays outside, `split_leading_cd`,
+and the rest is judged and wrapped), background jobs, programs that need a terminal, output sent
 to a file, commands short by construction or cut by a final `| head`, and text the
 shell grammar (`ctxmode.policy.shell.scan`) could not read within its budget.
 """
@@ -191,6 +192,32 @@ def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None
     if name == "dmesg":
         return "dmesg"
     return None
+
+
+# `cd DIR && ` (or pushd) with a plain DIR, repeated: no quotes, expansions or operators.
+LEADING_CD = r"(?:[ \t]*(?:cd|pushd)[ \t]+[^\s;&|<>()`$\"'\\]+[ \t]*&&[ \t]*)+"
+
+
+def split_leading_cd(command: str) -> tuple[str, str]:
+    """`cd sub && pytest` -> ("cd sub && ", "pytest"); ("", command) when it has no such start.
+
+    The `cd` part runs in the host's own shell, so the directory change outlives the call as
+    it would have; the rest is what gets judged and wrapped.
+    """
+    import re
+
+    found = re.match(LEADING_CD, command)
+    if not found or not command[found.end() :].strip():
+        return "", command
+    return command[: found.end()], command[found.end() :]
+
+
+def directory_after(cd_part: str, cwd: str) -> str:
+    """The directory the leading `cd` part moves to, from `cwd` (for file-size checks)."""
+    for word in cd_part.replace("&&", " ").split():
+        if word not in ("cd", "pushd"):
+            cwd = os.path.join(cwd, os.path.expanduser(word))
+    return cwd
 
 
 def user_commands(raw: str | None = None) -> list[list[str]]:

@@ -179,18 +179,22 @@ def _wrap_bulky(route: Route, command: str, found: ShellScan, summary: str) -> D
     """
     if not route.mcp_ready:
         return None  # the notice's search call would name a tool the model cannot reach
-    from ctxmode.hooks.bulky import wrap_reason
+    from ctxmode.hooks.bulky import directory_after, split_leading_cd, wrap_reason
 
     event = route.event
     cwd = event.raw.get("cwd")
-    why = wrap_reason(
-        command, cwd if isinstance(cwd, str) and cwd else event.project_dir, found=found
-    )
+    cwd = cwd if isinstance(cwd, str) and cwd else event.project_dir
+    cd_part, rest = split_leading_cd(command)
+    if cd_part:
+        from ctxmode.policy.shell import scan
+
+        cwd, found = directory_after(cd_part, cwd), scan(rest)
+    why = wrap_reason(rest, cwd, found=found)
     if why is None:
         return None
     from ctxmode.launch import wrapped_command
 
-    wrapped = wrapped_command(event.platform, event.project_dir, command)
+    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest)
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
     # Every key the command was read from (a parser may have copied `cmd` to `command`).
     keys = [key for key in SHELL_COMMAND_KEYS if key in event.tool_input] or ["command"]
