@@ -154,3 +154,14 @@ def test_instructions_name_tools_as_the_connecting_host_shows_them(mcp_run):
     # An unknown client gets the bare names as endings, true under any host's prefix.
     unknown = instructions("some-new-host")
     assert "end in" in unknown and " ctx_execute" in unknown
+
+
+def test_tool_replies_name_ctx_search_as_the_connecting_host_shows_it(mcp_run):
+    async def scenario(session):
+        indexed, _ = await session.call("ctx_index", content="# Notes\nsome words", source="n")
+        return indexed
+
+    gemini = mcp_run(scenario, client_name="gemini-cli-mcp-client", mode="legacy")
+    assert "mcp_context-mode_ctx_search(queries=" in gemini
+    unknown = mcp_run(scenario, client_name="some-new-host", mode="legacy")
+    assert "with ctx_search(queries=" in unknown

@@ -138,7 +138,7 @@ def build_server(state: ServerState) -> Server[Any]:
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,
     )
-    server.middleware.append(PerClientInstructions(state.project_root))
+    server.middleware.append(PerClientInstructions(state))
     return server
 
 

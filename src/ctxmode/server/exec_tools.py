@@ -86,7 +86,13 @@ def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Rep
 
     knowledge = LazyKnowledge(state)
     try:
-        shaped = shape_output(run, intent=intent, label=unique_label(kind), knowledge=knowledge)
+        shaped = shape_output(
+            run,
+            intent=intent,
+            label=unique_label(kind),
+            knowledge=knowledge,
+            search_hint=f'search it with {state.search_tool}(queries=[...], source="{{label}}")',
+        )
     finally:
         knowledge.close()
         run.close()
@@ -209,7 +215,7 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
         failed = all(section.result is None or section.result.is_error for section in sections)
     if terms:
         lines.append("\nSearchable terms for follow-up: " + ", ".join(terms))
-    lines.append(f"Follow up with ctx_search(queries=[...], source='{label}').")
+    lines.append(f"Follow up with {state.search_tool}(queries=[...], source='{label}').")
     return Reply(
         "\n".join(lines),
         is_error=failed,

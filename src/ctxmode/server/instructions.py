@@ -16,6 +16,10 @@ from ctxmode import paths, platforms
 from ctxmode.hooks.server_name import registered_server
 from ctxmode.vocab.platform import Platform
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.server.state import ServerState
+
 TOOLS_NAMED = (
     "ctxmode keeps raw tool output out of your context: run commands and code with "
     "{batch} / {execute}, process files with {execute_file}, fetch pages "
@@ -41,14 +45,20 @@ def client_platform(client_name: str, environ: Mapping[str, str] | None = None) 
     return started_by if started_by and (not client_name or started_by in found) else None
 
 
-def instructions_for(client_name: str, project_dir: str) -> str:
-    """The instructions for a client that introduced itself as `client_name`."""
+def client_prefix(client_name: str, project_dir: str) -> tuple[Platform | None, str]:
+    """The host claiming `client_name` and what it puts before our tools' names ("" if none)."""
     try:
         platform = client_platform(client_name)
         prefix = platform.tool_prefix(registered_server(platform, project_dir)) if platform else ""
     except Exception as exc:  # a host config we cannot read must not fail the handshake
         paths.append_log("server-errors.log", f"naming tools for {client_name!r}: {exc!r}")
-        platform, prefix = None, ""
+        return None, ""
+    return platform, prefix
+
+
+def instructions_for(client_name: str, project_dir: str) -> str:
+    """The instructions for a client that introduced itself as `client_name`."""
+    platform, prefix = client_prefix(client_name, project_dir)
     text = TOOLS_NAMED.format(
         batch=f"{prefix}ctx_batch_execute",
         execute=f"{prefix}ctx_execute",
@@ -60,15 +70,18 @@ def instructions_for(client_name: str, project_dir: str) -> str:
 
 
 class PerClientInstructions:
-    """Server middleware: sets the initialize result's instructions for the client."""
+    """Server middleware: sets the initialize result's instructions for the client, and the
+    name our tool replies give `ctx_search` (`state.search_tool`) the way it shows it."""
 
-    def __init__(self, project_dir: str) -> None:
-        self.project_dir = project_dir
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
         if ctx.method == "initialize" and isinstance(result, dict):
             info = (ctx.params or {}).get("clientInfo")
-            name = info.get("name") if isinstance(info, dict) else ""
-            result["instructions"] = instructions_for(str(name or "")[:200], self.project_dir)
+            name = str((info.get("name") if isinstance(info, dict) else "") or "")[:200]
+            root = self.state.project_root
+            result["instructions"] = instructions_for(name, root)
+            self.state.search_tool = client_prefix(name, root)[1] + "ctx_search"
         return result

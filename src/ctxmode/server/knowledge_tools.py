@@ -116,7 +116,7 @@ def handle_index(state: ServerState, args: dict) -> Reply:
                 redact=not explicit_redaction_off(),
             )
             return _indexed_reply(
-                result.label, result.chunk_count, result.code_chunk_count, result.byte_count
+                state, result.label, result.chunk_count, result.code_chunk_count, result.byte_count
             )
         target = os.path.realpath(os.path.join(state.project_root, os.path.expanduser(path)))
         _check_read_allowed(state, target)
@@ -133,26 +133,26 @@ def handle_index(state: ServerState, args: dict) -> Reply:
                 follow_symlinks=a.as_bool(args, "followSymlinks", False),
             )
             return Reply(
-                _describe_directory(outcome),
+                _describe_directory(outcome, state.search_tool),
                 bytes_indexed=outcome.byte_count,
                 saves_context=False,
             )
         result = kb.index_file(target, label=source)
         return _indexed_reply(
-            result.label, result.chunk_count, result.code_chunk_count, result.byte_count
+            state, result.label, result.chunk_count, result.code_chunk_count, result.byte_count
         )
 
 
-def _indexed_reply(label: str, chunks: int, code: int, size: int) -> Reply:
+def _indexed_reply(state: ServerState, label: str, chunks: int, code: int, size: int) -> Reply:
     return Reply(
         f"Indexed {chunks} sections ({code} with code, {size:,} bytes) as source '{label}'. "
-        f"Search it with ctx_search(queries=[...], source='{label}').",
+        f"Search it with {state.search_tool}(queries=[...], source='{label}').",
         bytes_indexed=size,
         saves_context=False,
     )
 
 
-def _describe_directory(outcome: DirectoryIndexResult) -> str:
+def _describe_directory(outcome: DirectoryIndexResult, search_tool: str) -> str:
     from ctxmode.store.directory import skipped_lines
 
     lines = [
@@ -161,7 +161,7 @@ def _describe_directory(outcome: DirectoryIndexResult) -> str:
         f"'{outcome.label_prefix}:<file>'."
     ]
     lines.extend(skipped_lines(outcome))
-    lines.append(f"Search with ctx_search(queries=[...], source='{outcome.label_prefix}').")
+    lines.append(f"Search with {search_tool}(queries=[...], source='{outcome.label_prefix}').")
     return "\n".join(lines)
 
 
@@ -216,7 +216,7 @@ def handle_fetch(state: ServerState, args: dict) -> Reply:
         )
         text = "\n\n".join([head, *(_describe_fetch(o, BATCH_PREVIEW_CHARS) for o in outcomes)])
     return Reply(
-        text + "\n\nSearch with ctx_search(queries=[...], source=<label>).",
+        text + f"\n\nSearch with {state.search_tool}(queries=[...], source=<label>).",
         is_error=all(o.status == "error" for o in outcomes),
         bytes_processed=fetched,
         bytes_indexed=fetched,

@@ -40,6 +40,8 @@ class ServerState:
     session_key: str
     throttle: SearchThrottle = field(default_factory=SearchThrottle)
     client: str = ""  # the MCP client's name, learnt from its first tool call
+    # `ctx_search` as the connected client shows it to the model (set at initialize)
+    search_tool: str = "ctx_search"
 
     @classmethod
     def create(cls, project_dir: str | None = None) -> ServerState:
