@@ -112,6 +112,13 @@ def test_deny_beats_ask_beats_allow() -> None:
     assert evaluate_bash("git push -f origin", ruleset).action == "deny"
 
 
+def test_an_allowed_path_spelling_covers_the_same_program_only() -> None:
+    ruleset = rules(allow=["Bash(./bin/pytest:*)"])
+    assert evaluate_bash("./bin/pytest -q", ruleset).action == "allow"
+    assert evaluate_bash("pytest -q", ruleset).action is None  # another pytest, maybe
+    assert evaluate_bash("sudo ./bin/pytest -q", ruleset).action is None
+
+
 def test_allow_needs_every_command_allowed() -> None:
     ruleset = rules(allow=["Bash(git:*)", "Bash(ls:*)"])
     assert evaluate_bash("git status && ls -la", ruleset).action == "allow"

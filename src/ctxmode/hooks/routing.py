@@ -90,7 +90,13 @@ def _policy_loads() -> bool:
 
 
 def _policy_decision(tool: str, event: HookEvent) -> Decision | None:
-    """Deny/ask from the user's permission rules; None when they allow or have no opinion.
+    """Deny/ask from the user's permission rules; None when they allow or have no opinion."""
+    return _policy_verdict(tool, event)[0]
+
+
+def _policy_verdict(tool: str, event: HookEvent) -> tuple[Decision | None, str]:
+    """(deny/ask from the user's permission rules or None, the allow rule that covers the
+    whole call or "").
 
     A broken policy module fails open (logged), unless CTXMODE_REQUIRE_SECURITY=1.
     """
@@ -101,12 +107,12 @@ def _policy_decision(tool: str, event: HookEvent) -> Decision | None:
             tool, event.tool_input, event.project_dir, host_dir=event.host_project_dir
         )
     except Exception as error:
-        return _policy_unavailable(error)
+        return _policy_unavailable(error), ""
     if verdict.action == "deny":
-        return Decision.deny(verdict.reason or "Blocked by permission rules.")
+        return Decision.deny(verdict.reason or "Blocked by permission rules."), ""
     if verdict.action == "ask":
-        return Decision.ask(verdict.reason)
-    return None
+        return Decision.ask(verdict.reason), ""
+    return None, verdict.rule if verdict.action == "allow" else ""
 
 
 def _policy_unavailable(error: Exception) -> Decision | None:
@@ -132,7 +138,7 @@ def _shell_command(tool_input: dict) -> str:
 
 def _route_bash(route: Route) -> Decision | None:
     event = route.event
-    verdict = _policy_decision("Bash", event)
+    verdict, allowed_by = _policy_verdict("Bash", event)
     if verdict is not None:
         return verdict
     command = _shell_command(event.tool_input)
@@ -160,7 +166,7 @@ def _route_bash(route: Route) -> Decision | None:
             "summary": summary,
         }
         return _redirect(route, guidance.inline_http_redirect(route.prefix), meta)
-    wrapped = _wrap_bulky(route, command, found, summary)
+    wrapped = _wrap_bulky(route, command, found, summary, allowed_by)
     if wrapped is not None:
         return wrapped
     if shell.runs_build_tool(found):
@@ -171,11 +177,15 @@ def _route_bash(route: Route) -> Decision | None:
     return _nudge_once(route, "bash", guidance.bash_nudge(route.prefix))
 
 
-def _wrap_bulky(route: Route, command: str, found: ShellScan, summary: str) -> Decision | None:
+def _wrap_bulky(
+    route: Route, command: str, found: ShellScan, summary: str, allowed_by: str = ""
+) -> Decision | None:
     """Run a likely-bulky command through `ctxmode wrap` (Tier 2 by rewrite).
 
     The decision is a rewrite whose `reason` gives the wrapped command: hosts that can
-    modify a tool's input run it as is, the others deny with that reason.
+    modify a tool's input run it as is, the others deny with that reason. `allowed_by`:
+    the user's allow rule for the original command (kept in `meta`, so a host that checks
+    its rules on the rewritten command can be told the user allowed it).
     """
     if not route.mcp_ready:
         return None  # the notice's search call would name a tool the model cannot reach
@@ -196,6 +206,8 @@ def _wrap_bulky(route: Route, command: str, found: ShellScan, summary: str) -> D
 
     wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest)
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
+    if allowed_by:
+        meta["allowed_by"] = allowed_by
     # Every key the command was read from (a parser may have copied `cmd` to `command`).
     keys = [key for key in SHELL_COMMAND_KEYS if key in event.tool_input] or ["command"]
     return Decision(

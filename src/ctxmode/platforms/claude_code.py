@@ -109,6 +109,13 @@ def _render_pre_tool_use(decision: Decision, rewrites: bool) -> HookOutput:
             return _deny(common.redirect_reason(decision))
         if not rewrites:
             return HookOutput()  # the host would drop the new input anyway
+        allowed_by = (decision.meta or {}).get("allowed_by")
+        if allowed_by:
+            # The host checks its rules on the rewritten command, which the user's rule for
+            # the original no longer matches: say allow, as that rule would have.
+            return common.hso("PreToolUse", permissionDecision="allow",
+                              permissionDecisionReason=f"allowed by the user's rule {allowed_by}",
+                              updatedInput=decision.updated_input)  # fmt: skip
         if decision.context:  # e.g. a bounded read says where the whole file is
             return common.hso("PreToolUse", updatedInput=decision.updated_input,
                               additionalContext=decision.context)  # fmt: skip

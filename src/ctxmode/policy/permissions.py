@@ -30,7 +30,7 @@ import sys
 
 from ctxmode import fastjson, paths, settings
 from ctxmode.errors import CtxmodeError
-from ctxmode.policy.shell import TIME_BUDGET, ShellScan, scan
+from ctxmode.policy.shell import TIME_BUDGET, ShellScan, basename, scan
 from ctxmode.policy.shell import clock as shell_clock
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
@@ -273,9 +273,17 @@ def evaluate_bash(
     if found.over_budget or found.computed:
         return NO_OPINION  # an allow rule cannot vouch for commands it never saw
     allows = rules.select("Bash", ALLOW)
-    matching = [next((r for r in allows if _bash_matches(r, form)), None) for form in forms]
-    first = matching[0] if matching else None
-    if first is not None and all(matching):
+    matching = {form: next((r for r in allows if _bash_matches(r, form)), None) for form in forms}
+    for form, rule in list(matching.items()):
+        # `./bin/pytest -q` allowed by `Bash(./bin/pytest:*)` vouches for its own bare
+        # spelling `pytest -q` (the same program, as the scanner also writes it).
+        name, space, rest = form.partition(" ")
+        bare = basename(name) + space + rest
+        if rule is not None and bare != form and matching.get(bare, rule) is None:
+            matching[bare] = rule
+    rules_found = list(matching.values())
+    first = rules_found[0] if rules_found else None
+    if first is not None and all(rules_found):
         return PolicyVerdict(ALLOW, first.text, whole, "allowed by the permission rules")
     return NO_OPINION
 

@@ -142,3 +142,35 @@ def test_project_scope_session_keeps_a_fact_across_compact(world: HostWorld) -> 
     setup(world, "--project", str(world.work), "--uninstall")
     assert not (world.work / ".mcp.json").exists()
     assert not (world.work / ".claude" / "settings.json").exists()
+
+
+def test_a_users_allow_rule_for_the_original_command_still_lets_the_wrapped_one_run(
+    world: HostWorld,
+) -> None:
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    setup(world)
+    runner = world.work / "bin" / "pytest"  # a stand-in test run: ~60 KB, one failure
+    runner.parent.mkdir()
+    runner.write_text("#!/bin/sh\nseq -f 'test_%g PASSED' 1 4000\necho 'FAILED test_x - boom'\n")
+    runner.chmod(0o755)
+
+    def run_tests(allow: list[str]) -> str:
+        settings = world.work / ".claude" / "settings.json"
+        settings.parent.mkdir(exist_ok=True)
+        settings.write_text(json.dumps({"permissions": {"allow": allow}}))
+        turns = [call("Bash", command="./bin/pytest -q", description="run the tests"), reply("ok")]
+        with world.fake_model(turns) as model:
+            binary = npm_host("claude-code", "claude")
+            command = [binary, "-p", "Run the tests", "--output-format", "stream-json",
+                       "--verbose", "--model", "claude-sonnet-4-5", "--max-turns", "4"]  # fmt: skip
+            run = world.run(command, env=world.env(ANTHROPIC_BASE_URL=model.url, **OFFLINE_ENV))
+        assert run.returncode == 0, run.describe()
+        return model.main_requests[1].tool_results()[-1]
+
+    # The user allows `./bin/pytest`: the wrapped command runs, its notice reaches the model.
+    allowed = run_tests(["Bash(./bin/pytest:*)"])
+    assert "FAILED test_x - boom" in allowed and "ctx_search(queries=" in allowed, allowed
+    # Without the rule -p mode cannot ask: the call is refused, as it was before the rewrite.
+    refused = run_tests([])
+    assert "FAILED" not in refused, refused
