@@ -25,9 +25,7 @@ from support.hosts import HostWorld, offline_netns
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # Codex runs too (`--hosts codex`), but the fake model cannot yet call MCP tools
-    # Codex offers inside a namespace, so its follow-up searches fail.
-    parser.add_argument("--hosts", default="claude-code,qwen-code", help=f"of {', '.join(HOSTS)}")
+    parser.add_argument("--hosts", default=",".join(HOSTS), help=f"of {', '.join(HOSTS)}")
     args = parser.parse_args()
     print(f"{'host':<12} {'without':>16} {'with ctxmode':>16} {'target':>9}  met")
     with offline_netns() as netns:

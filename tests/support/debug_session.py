@@ -211,6 +211,17 @@ def received(request: Request) -> list[str]:
     return found
 
 
+def unquoted(result: str) -> str:
+    """A result as the model reads it: Gemini CLI sends a tool's output or error as JSON text."""
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return result
+    if not isinstance(value, dict):
+        return result
+    return "\n".join(v for v in value.values() if isinstance(v, str))
+
+
 def _pick(request: Request, names: tuple[str, ...]) -> str | None:
     offered = request.tool_names()
     return next((name for name in names if name in offered), None)
@@ -231,7 +242,7 @@ class CompliantAgent:
     def __call__(self, request: Request) -> Reply:
         results = received(request)
         if results and self.follow_ups < 3:
-            follow = self._follow(request, results[-1])
+            follow = self._follow(request, unquoted(results[-1]))
             if follow is not None:
                 self.follow_ups += 1
                 return follow
@@ -397,7 +408,15 @@ def _copilot(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
     env = world.env(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=f"{model.url}/v1",
                     COPILOT_MODEL="gpt-5", PATH=_path(world),
                     COPILOT_PKG_CACHE_HOME=str(HOSTS_DIR / "npm" / "copilot-cli" / "pkg-cache"))  # fmt: skip
-    command = [binary, "-p", prompt, "--allow-all-tools", "--output-format", "json"]
+    command = [
+        binary,
+        "-p",
+        prompt,
+        "--allow-all-tools",
+        "--allow-all-paths",
+        "--output-format",
+        "json",
+    ]
     return world.run(command, env=env, timeout=600)
 
 
@@ -426,6 +445,7 @@ class Score:
     tool_result_bytes: int
     facts: dict[str, bool]
     run: HostRun
+    results: list[str] = field(default_factory=list)  # each tool result the model received
 
     @property
     def facts_found(self) -> int:
@@ -451,4 +471,4 @@ def run_session(world: HostWorld, host_id: str, with_ctxmode: bool) -> Score:
     seen = "\n".join(results)
     facts = {name: all(fact in seen for fact in wanted) for name, wanted in FACTS.items()}
     size = sum(len(result.encode("utf-8")) for result in results)
-    return Score(host_id, with_ctxmode, size, facts, run)
+    return Score(host_id, with_ctxmode, size, facts, run, results)

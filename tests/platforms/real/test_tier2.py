@@ -7,7 +7,6 @@ post-tool hook whole; what the model received is read from the fake model's log.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 
 from ctxmode.platforms import load
 from support.cli import ctx
-from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received
+from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, unquoted
 from support.fake_model import Reply, Request
 from support.hosts import HostWorld
 
@@ -25,19 +24,6 @@ MIDDLE = "row 6543 of the big listing"
 # the rest nowhere: what is searchable there is what it kept.
 KEPT_BY_CODEX = "row 11900 of the big listing"
 NOTICE_BYTES = 2048
-
-
-def unquoted(result: str) -> str:
-    """A result as the model reads it: Gemini CLI sends a tool's error as JSON text."""
-    try:
-        value = json.loads(result)
-    except ValueError:
-        return result
-    return (
-        "\n".join(v for v in value.values() if isinstance(v, str))
-        if isinstance(value, dict)
-        else result
-    )
 
 
 class ShellThenSearch(CompliantAgent):
