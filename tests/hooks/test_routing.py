@@ -47,9 +47,13 @@ def test_inline_http_and_build_tools_are_redirected():
     http = call("Bash", {"command": "python -c 'import requests; requests.get(\"https://x\")'"})
     assert http.is_command_redirect and "inline HTTP" in http.reason
     # Wrapping is left out when a `cd` would no longer reach the host's shell.
-    build = call("Bash", {"command": 'cd app && mvn -q "package"'})
+    build = call("Bash", {"command": 'cd app; mvn -q "package"'})
     assert build.is_command_redirect
-    assert 'cd app && mvn -q \\"package\\" 2>&1 | tail -30' in build.reason
+    assert 'cd app; mvn -q \\"package\\" 2>&1 | tail -30' in build.reason
+    # A leading `cd DIR &&` stays in the host's shell, so the rest is wrapped instead.
+    wrapped = call("Bash", {"command": 'cd app && mvn -q "package"'})
+    assert wrapped.meta["type"] == "bash-wrapped"
+    assert wrapped.updated_input["command"].startswith("cd app && ")
 
 
 def test_redirect_echo_is_valid_shell_that_prints_the_guidance():

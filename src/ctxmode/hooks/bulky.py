@@ -194,22 +194,43 @@ def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None
     return None
 
 
-# `cd DIR && ` (or pushd) with a plain DIR, repeated: no quotes, expansions or operators.
-LEADING_CD = r"(?:[ \t]*(?:cd|pushd)[ \t]+[^\s;&|<>()`$\"'\\]+[ \t]*&&[ \t]*)+"
+NOT_IN_PLAIN_DIR = frozenset(";&|<>()`$\"'\\")  # quotes, expansions, operators
+
+
+def _blanks(text: str, at: int) -> int:
+    """The index after the spaces and tabs at `at`."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at
+
+
+def _one_leading_cd(text: str, at: int) -> int:
+    """The index after `cd DIR && ` (or pushd, DIR plain) starting at `at`, else 0."""
+    at = _blanks(text, at)
+    verb = next((v for v in ("cd", "pushd") if text.startswith(v + " ", at)), "")
+    if not verb:
+        return 0
+    start = end = _blanks(text, at + len(verb))
+    while end < len(text) and not text[end].isspace() and text[end] not in NOT_IN_PLAIN_DIR:
+        end += 1
+    after = _blanks(text, end)
+    if end == start or not text.startswith("&&", after):
+        return 0
+    return _blanks(text, after + 2)
 
 
 def split_leading_cd(command: str) -> tuple[str, str]:
     """`cd sub && pytest` -> ("cd sub && ", "pytest"); ("", command) when it has no such start.
 
     The `cd` part runs in the host's own shell, so the directory change outlives the call as
-    it would have; the rest is what gets judged and wrapped.
+    it would have; the rest is what gets judged and wrapped. (No `re`: this is the hook path.)
     """
-    import re
-
-    found = re.match(LEADING_CD, command)
-    if not found or not command[found.end() :].strip():
+    end = 0
+    while (after := _one_leading_cd(command, end)) > end:
+        end = after
+    if not end or not command[end:].strip():
         return "", command
-    return command[: found.end()], command[found.end() :]
+    return command[:end], command[end:]
 
 
 def directory_after(cd_part: str, cwd: str) -> str:

@@ -161,13 +161,14 @@ def _spilled_file(output: object, text: str) -> str | None:
     Code: `persistedOutputPath`; Qwen Code: "The full output has been saved to: PATH";
     Copilot CLI: "Saved to: PATH", read from the host's header only, so a command printing
     such a line names nothing)."""
-    import re
-
     path = output.get("persistedOutputPath") if isinstance(output, dict) else None
-    if not isinstance(path, str):
-        found = re.search(r"(?i)saved to:?\s+(/[^\s]+?)[.,;]?(?:\s|$)", text[:SPILL_HEADER_CHARS])
+    header = text[:SPILL_HEADER_CHARS]
+    if not isinstance(path, str) and "saved to" in header.lower():  # `re` only when needed
+        import re
+
+        found = re.search(r"(?i)saved to:?\s+(/[^\s]+?)[.,;]?(?:\s|$)", header)
         path = found.group(1) if found else None
-    return path if path and os.path.isfile(path) else None
+    return path if isinstance(path, str) and os.path.isfile(path) else None
 
 
 def _stated_exit_code(text: str) -> int | None:
