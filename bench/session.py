@@ -1,7 +1,7 @@
 """Session benchmark: a debugging session on real host binaries, without and with ctxmode.
 
-Run: `.venv/bin/python bench/session.py` (optionally `--hosts claude-code,qwen-code`), after
-`.ci/install-hosts`. Each host runs offline against a scripted compliant model on 127.0.0.1
+Run: `.venv/bin/python bench/session.py` (every host; or e.g. `--hosts claude-code,codex`),
+after `.ci/install-hosts`. Each host runs offline against a scripted compliant model on 127.0.0.1
 (`tests/support/debug_session.py`: tests with 3 failures in ~120 KB of noise, a 200 KB
 log, a 60 KB source file read, a grep over a tree, `git log` of 200 commits, a docs page
 fetch). Printed per host: the bytes of every tool result the model received and how many
