@@ -162,6 +162,8 @@ def test_big_shell_output_becomes_a_notice_with_the_rest_searchable(
     with KnowledgeBase.open(str(tmp_path)) as kb:
         hits = kb.search(["case 4321"], limit=1, source=label)[0].hits
     assert hits and "case 4321 PASSED" in hits[0].snippet
+    calls = (data_root / "logs" / "hook-calls.jsonl").read_text().splitlines()
+    assert json.loads(calls[-1])["bytes_in"] == len(BIG_SHELL_OUTPUT.encode())  # for insight
 
 
 def test_small_shell_output_passes_untouched(data_root, tmp_path):

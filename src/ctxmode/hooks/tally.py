@@ -42,11 +42,14 @@ def line(event: HookEvent, decision: Decision | None, elapsed_ms: float) -> str:
 
 
 def _replaced_sizes(event: HookEvent, decision: Decision) -> dict[str, int]:
-    from ctxmode.hooks.posttooluse import output_text
+    from ctxmode.hooks.posttooluse import output_text, shell_output_text
 
-    original = output_text(event.tool_output) or ""
+    measured = (decision.meta or {}).get("bytes")  # a cut output: all of it, spilled part too
+    if not isinstance(measured, int):
+        original = output_text(event.tool_output) or shell_output_text(event.tool_output) or ""
+        measured = len(original.encode("utf-8", "replace"))
     return {
-        "bytes_in": len(original.encode("utf-8", "replace")),
+        "bytes_in": measured,
         "bytes_out": len((decision.context or "").encode("utf-8", "replace")),
     }
 
