@@ -95,3 +95,33 @@ def test_hosts_that_cannot_rewrite_deny_with_the_exact_wrapped_command(
     said = (completed.stdout + completed.stderr).decode()
     assert "from ctxmode._wrap import main" in said
     assert f" {platform} " in said and "'pytest -q'" in said
+
+
+@pytest.mark.parametrize(
+    ("rules", "decision"),
+    [
+        ({"allow": ["Bash(pytest:*)"]}, "allow"),  # the user allows the original: say so
+        ({}, None),  # no rule: the host decides, as for the original
+        ({"allow": ["Bash(git:*)"]}, None),
+    ],
+)
+def test_claude_code_answers_allow_with_the_rewrite_only_when_the_users_rules_allow_it(
+    run_hook, tmp_path: Path, rules: dict, decision: str | None
+) -> None:
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"permissions": rules}))
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload("pytest -q", tmp_path)).stdout
+    )["hookSpecificOutput"]
+    assert "ctxmode._wrap" in out["updatedInput"]["command"]
+    assert out.get("permissionDecision") == decision
+
+
+def test_an_ask_rule_for_the_original_command_is_kept(run_hook, tmp_path: Path) -> None:
+    (tmp_path / ".claude").mkdir()
+    rules = {"permissions": {"allow": ["Bash(pytest:*)"], "ask": ["Bash(pytest -x:*)"]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(rules))
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload("pytest -x", tmp_path)).stdout
+    )["hookSpecificOutput"]
+    assert out["permissionDecision"] == "ask" and "updatedInput" not in out
