@@ -19,7 +19,9 @@ from support.fake_model import Reply, Request
 from support.hosts import HostWorld
 
 COMMAND = "seq -f 'row %g of the big listing' 1 12000"  # ~300 KB, one fact per line
-MIDDLE = "row 6543 of the big listing"
+# Qwen Code's own capture of this output sometimes ends near row 6480 on a loaded box:
+# the row searched for lies before that, far from the notice's head and tail.
+MIDDLE = "row 3210 of the big listing"
 # Codex hands its hooks only its own ~10 KB cut of a long output (head and tail) and keeps
 # the rest nowhere: what is searchable there is what it kept.
 KEPT_BY_CODEX = "row 11900 of the big listing"
@@ -37,7 +39,7 @@ class ShellThenSearch(CompliantAgent):
             return self._shell(request, COMMAND)
         found = SEARCH_CALL.search(unquoted(results[-1]))
         if len(results) == 1 and found:
-            query = "6543" if MIDDLE in self.wanted else "11900"
+            query = "3210" if MIDDLE in self.wanted else "11900"
             return self._call(request, found.group(1), queries=[query], source=found.group(2))
         return Reply(text="done")
 
