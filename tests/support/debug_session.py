@@ -445,7 +445,6 @@ class Score:
     tool_result_bytes: int
     facts: dict[str, bool]
     run: HostRun
-    results: list[str] = field(default_factory=list)  # each tool result the model received
 
     @property
     def facts_found(self) -> int:
@@ -471,4 +470,4 @@ def run_session(world: HostWorld, host_id: str, with_ctxmode: bool) -> Score:
     seen = "\n".join(results)
     facts = {name: all(fact in seen for fact in wanted) for name, wanted in FACTS.items()}
     size = sum(len(result.encode("utf-8")) for result in results)
-    return Score(host_id, with_ctxmode, size, facts, run, results)
+    return Score(host_id, with_ctxmode, size, facts, run)
