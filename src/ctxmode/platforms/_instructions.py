@@ -29,8 +29,10 @@ def with_section(text: str | None, body: str) -> str:
     start, end = _bounds(text)
     if start >= 0:
         return text[:start] + section + text[end:]
-    if not text or text.endswith("\n\n"):
-        return text + section
+    if not text:
+        return section
+    # Always exactly one blank line of ours before the section, so `without_section` can
+    # take it back out without guessing (a user's own trailing blank lines stay).
     return text + ("\n" if text.endswith("\n") else "\n\n") + section
 
 
