@@ -150,7 +150,7 @@ def test_print_shows_the_files_and_writes_nothing(temp_home):
 
 
 def test_project_scope_is_refused_where_the_host_has_none(tmp_path):
-    refused = setup_process("kimi", "--project", str(tmp_path))
+    refused = setup_process("antigravity-cli", "--project", str(tmp_path))
     assert refused.returncode != 0 and "no project-scope config" in refused.stderr
 
 

@@ -15,8 +15,6 @@ from ctxmode.hooks.runner import run
 from ctxmode.platforms import REGISTRY, all_platforms, load
 from ctxmode.platforms._instructions import BEGIN, END, with_section, without_section
 
-# Kimi CLI reads AGENTS.md from the work dir only, and its setup is user-scope only.
-NO_KNOWN_FILE = {"kimi"}
 USER_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200).filter(
     lambda text: BEGIN not in text and END not in text
 )
@@ -57,7 +55,7 @@ def test_an_instruction_file_exactly_where_no_hook_injects_the_block(platform_id
     has_file = platform.installer.instructions is not None
     if platform.can_inject_context:
         assert not has_file  # never twice: the session-start hook already injects it
-    elif platform_id not in NO_KNOWN_FILE:
+    else:
         assert has_file
 
 

@@ -43,13 +43,16 @@ def named_tools_exist(text: str, pattern: str, request: Request) -> list[str]:
     return named
 
 
-def routing_block_once(request: Request) -> None:
+def routing_block_once(request: Request) -> str:
     """Our routing block reached the model exactly once (as is, or HTML-escaped: Gemini CLI
-    and Qwen Code escape hook context)."""
+    and Qwen Code escape hook context); its text as the model got it."""
     text = request.text()
     escaped = ROUTING_MARKER.replace("<", "&lt;").replace(">", "&gt;")
     count = text.count(ROUTING_MARKER) + text.count(escaped)
     assert count == 1, f"the routing block reached the model {count} times"
+    start = max(text.find(ROUTING_MARKER), text.find(escaped))
+    end = text.find("/ctxmode_routing", start)
+    return text[start:end]
 
 
 def tool_named_in(text: str, pattern: str) -> str:

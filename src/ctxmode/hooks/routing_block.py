@@ -47,7 +47,7 @@ def _full(p: str) -> str:
         f"4. Process: {p}ctx_execute(language, code) or {p}ctx_execute_file(path, language, "
         "code); only printed output reaches you.\n"
         f"5. Web: {p}ctx_fetch_and_index(url, source) then {p}ctx_search; never curl, wget, "
-        "inline HTTP or WebFetch into the context.\n"
+        "inline HTTP or a web-fetch tool into the context.\n"
         "Use plain shell only for short output or changing state (git, mkdir, mv). Read a file "
         f"to edit it; analyze it with {p}ctx_execute_file. Write files with your native edit tools "
         "(the sandbox does not persist). Put large artifacts in files, not replies. Keep replies "

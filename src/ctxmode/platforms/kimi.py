@@ -3,6 +3,12 @@
 The host acts on PreToolUse only through `permissionDecision: "deny"`; it drops
 `ask`, `updatedInput` and `additionalContext`. A command redirect therefore becomes
 a deny carrying the guidance (the reference dropped it, so curl/wget went through).
+
+Hook context never reaches the model here, so the routing block goes into an
+instruction file. kimi-cli 1.52 puts into its system prompt the `AGENTS.md` and
+`.kimi/AGENTS.md` of every directory from the project root (the nearest `.git`) down
+to the work dir, and reads no user-wide file. Setup writes `.kimi/AGENTS.md`: only
+Kimi reads it, whereas `AGENTS.md` also reaches hosts that name our tools differently.
 """
 
 from __future__ import annotations
@@ -68,7 +74,9 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
 
 # --------------------------------------------------------------- installer (off the hook path)
 
-SCOPES = ("user",)
+# Hooks and the MCP server live in the user's config whatever the scope (Kimi reads no
+# project config); the scope picks the project whose `.kimi/AGENTS.md` gets the block.
+SCOPES = ("user", "project")
 HOOK_TIMEOUT_S = 30
 # JS regex on the tool name; None: no matcher (every tool). SessionEnd has no handler.
 MATCHERS = {
@@ -85,7 +93,19 @@ MATCHERS = {
 
 def config_paths(project_dir: str = "") -> dict[str, str]:
     home = config_home()
-    return {"config": os.path.join(home, "config.toml"), "mcp": os.path.join(home, "mcp.json")}
+    return {
+        "config": os.path.join(home, "config.toml"),
+        "mcp": os.path.join(home, "mcp.json"),
+        "instructions": instructions(project_dir),
+    }
+
+
+def instructions(project_dir: str = "") -> str:
+    """The project's `.kimi/AGENTS.md`; user scope: the project of the current directory,
+    since Kimi has no user-wide instruction file."""
+    from ctxmode.project import resolve_project_root
+
+    return os.path.join(project_dir or resolve_project_root(), ".kimi", "AGENTS.md")
 
 
 def config_home() -> str:
@@ -199,12 +219,16 @@ PLATFORM = Platform(
     can_deny=True,
     can_modify_input=False,
     can_replace_output=False,
-    can_inject_context=False,  # the host ignores SessionStart and UserPromptSubmit context
+    can_inject_context=False,  # the host ignores hook context: the block is in .kimi/AGENTS.md
     installer=Installer(
         scopes=SCOPES,
         config_paths=config_paths,
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        instructions=instructions,
+        note="Kimi reads instructions per project only: the routing block is in this "
+        "project's .kimi/AGENTS.md; for another project run "
+        "`ctxmode setup kimi --project DIR`.",
     ),
 )
