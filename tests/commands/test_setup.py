@@ -35,6 +35,7 @@ def temp_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # user-scope setups of some hosts write into this project
     for name in HOST_ENV:
         monkeypatch.delenv(name, raising=False)
     return home

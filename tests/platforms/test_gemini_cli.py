@@ -79,9 +79,7 @@ def test_beforetool_envelopes(fixture_payload):
         }
     }
     assert redirect.updated_input["command"] == 'echo "fetch in the sandbox"'
-    assert out(event, Decision.add_context("tip")) == {
-        "hookSpecificOutput": {"additionalContext": "tip"}
-    }
+    assert out(event, Decision.add_context("tip")) is None  # never shown to the model here
     assert out(event, None) is None
 
 
@@ -131,11 +129,9 @@ def test_process_webfetch_is_denied_at_the_top_level(run_hook, fixture_payload):
     assert answer["decision"] == "deny" and "https://example.com/docs/page" in answer["reason"]
 
 
-def test_process_grep_nudge_and_bounded_ls(run_hook, fixture_payload):
-    nudge = hook_json(
-        run_hook("gemini-cli", "beforetool", fixture_payload("gemini-cli", "beforetool-grep"))
-    )
-    assert set(nudge) == {"hookSpecificOutput"} and nudge["hookSpecificOutput"]["additionalContext"]
+def test_process_grep_gets_no_tip_and_bounded_ls_passes(run_hook, fixture_payload):
+    tip = run_hook("gemini-cli", "beforetool", fixture_payload("gemini-cli", "beforetool-grep"))
+    assert hook_json(tip) is None  # the host would not show it to the model
     quiet = run_hook(
         "gemini-cli", "beforetool", fixture_payload("gemini-cli", "beforetool-bash-ls")
     )

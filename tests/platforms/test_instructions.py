@@ -25,6 +25,7 @@ def temp_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # user-scope setups of some hosts write into this project
     for name in ("COPILOT_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(name, raising=False)
     return home

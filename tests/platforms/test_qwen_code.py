@@ -30,12 +30,11 @@ def test_bounded_shell_command_passes(run_hook, fixture_payload):
     assert (completed.returncode, completed.stdout) == (0, b"")
 
 
-def test_read_file_and_grep_search_get_nudges(run_hook, fixture_payload):
+def test_read_file_and_grep_search_get_no_tips(run_hook, fixture_payload):
+    # Measured on Qwen Code 0.24.4: a PreToolUse additionalContext never reaches the model.
     for name in ("pretooluse-read-file", "pretooluse-grep-search"):
-        hso = envelope(run_hook("qwen-code", "pretooluse", fixture_payload("qwen-code", name)))[
-            "hookSpecificOutput"
-        ]
-        assert set(hso) == {"hookEventName", "additionalContext"}
+        completed = run_hook("qwen-code", "pretooluse", fixture_payload("qwen-code", name))
+        assert (completed.returncode, completed.stdout) == (0, b"")
 
 
 def test_web_fetch_is_denied(run_hook, fixture_payload):

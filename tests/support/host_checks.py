@@ -55,6 +55,14 @@ def routing_block_once(request: Request) -> str:
     return text[start:end]
 
 
+def nudge_once(request: Request, nudge: str, pattern: str) -> None:
+    """A tip we emitted (`nudge`, exactly as our hook wrote it) reached the model once,
+    naming only tools the host offers."""
+    count = request.text().count(nudge)
+    assert count == 1, f"the tip reached the model {count} times: {nudge[:80]}"
+    named_tools_exist(nudge, pattern, request)
+
+
 def tool_named_in(text: str, pattern: str) -> str:
     """The first tool name matching `pattern` in a deny reason (the model calls that one)."""
     found = re.search(pattern, text)

@@ -26,15 +26,15 @@ def bash_nudge(p: str) -> str:
 def read_nudge(p: str, size: int | None = None) -> str:
     large = f" This file is {size:,} bytes." if size else ""
     return tip(
-        f"Read is right when you are about to edit the file.{large} To analyze, summarize or "
-        f"extract from it, use {p}ctx_execute_file(path, language, code): only what the code "
+        f"Reading the whole file is right when you are about to edit it.{large} To analyze, "
+        f"summarize or extract from it, use {p}ctx_execute_file(path, language, code): only what the code "
         f"prints reaches the conversation."
     )
 
 
 def grep_nudge(p: str) -> str:
     return tip(
-        f"Grep results can be larger than expected. To count, filter or aggregate matches, run "
+        f"Search results can be larger than expected. To count, filter or aggregate matches, run "
         f"the search inside {p}ctx_execute (language javascript or python) and print the summary; "
         f"use language shell only when the code matches this host's shell."
     )

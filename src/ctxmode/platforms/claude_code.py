@@ -63,14 +63,19 @@ def parse(payload: dict, host_event: str) -> HookEvent:
 
 
 def render_claude_style(
-    event: HookEvent, decision: Decision | None, replaces_output: bool, rewrites: bool = True
+    event: HookEvent,
+    decision: Decision | None,
+    replaces_output: bool,
+    rewrites: bool = True,
+    tool_tips: bool = True,
 ) -> HookOutput:
     """The Claude-wire envelope for any event (shared with Qwen Code, which replaces a tool's
     output its own way and says so with `replaces_output=False`).
 
     `rewrites`: the host runs a PreToolUse `updatedInput` (Qwen Code 0.24 does not: it
     only hands it to the next hook); if not, a command rewrite becomes a deny with its
-    reason and other rewrites are dropped.
+    reason and other rewrites are dropped. `tool_tips`: the host shows the model a
+    PreToolUse `additionalContext` (Qwen Code 0.24 drops it); if not, none is sent.
     """
     if event.event in ALWAYS_ANSWER_EMPTY_OBJECT:
         return HookOutput("{}")
@@ -78,6 +83,8 @@ def render_claude_style(
         return HookOutput()
     host_name = HOST_EVENTS.get(event.host_event, "")
     if event.event == ev.PRE_TOOL_USE:
+        if decision.action == ev.CONTEXT and not tool_tips:
+            return HookOutput()
         return _render_pre_tool_use(decision, rewrites)
     if decision.action == ev.CONTEXT and decision.context and host_name:
         return common.hso(host_name, additionalContext=decision.context)

@@ -83,9 +83,8 @@ def _render_before_tool(decision: Decision | None) -> HookOutput:
         return common.json_out({"decision": "deny", "reason": decision.reason})
     if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
         return common.json_out({"hookSpecificOutput": {"tool_input": decision.updated_input}})
-    if decision.action == ev.CONTEXT and decision.context:
-        # Emitted although the host documents additionalContext only for later events.
-        return common.json_out({"hookSpecificOutput": {"additionalContext": decision.context}})
+    # A tip (CONTEXT) is not sent: Gemini CLI 0.61 never shows BeforeTool additionalContext
+    # to the model (measured), and a tip the model never sees is only noise.
     return HookOutput()
 
 

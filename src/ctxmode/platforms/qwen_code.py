@@ -42,13 +42,17 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         if event.event == ev.POST_TOOL_USE and decision.context:
             return common.json_out({"continue": False, "stopReason": decision.context})
         return HookOutput()
-    return claude_code.render_claude_style(event, decision, replaces_output=False, rewrites=False)
+    # Measured on Qwen Code 0.24.4: PreToolUse updatedInput and additionalContext are dropped.
+    return claude_code.render_claude_style(
+        event, decision, replaces_output=False, rewrites=False, tool_tips=False
+    )
 
 
 # --------------------------------------------------------------- installer (off the hook path)
 
 MATCHERS = {
-    "PreToolUse": "run_shell_command|read_file|read_many_files|grep_search|web_fetch|agent|mcp__.*",
+    # No `agent`: the subagent block is a rewrite, which this host drops.
+    "PreToolUse": "run_shell_command|read_file|read_many_files|grep_search|web_fetch|mcp__.*",
     "PostToolUse": "",
     "PreCompact": "",
     "SessionStart": "",
@@ -92,7 +96,9 @@ def uninstall_changes(project_dir: str = "") -> list:
     from ctxmode.platforms import _install as inst
 
     path = config_paths(project_dir)["project" if project_dir else "user"]
-    return inst.uninstall_json(path, path)
+    # The host stamps a settings file it reads with "$version": with ours gone, only that
+    # stamp left means nothing of the user's is in it.
+    return inst.uninstall_json(path, path, delete_when=inst.only_keys("$version"))
 
 
 PLATFORM = Platform(

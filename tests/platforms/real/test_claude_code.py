@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ctxmode.hooks import guidance
 from support.cli import ctx
 from support.fake_model import FakeModel, Request, call, reply
 from support.host_checks import (
     execute_named_tool,
     named_tools_exist,
+    nudge_once,
     offered_our_tools,
     routing_block_once,
 )
@@ -26,6 +28,8 @@ OFFLINE_ENV = {
     # In -p mode MCP servers connect in the background: the first request could go out
     # before our tools are listed (and the hook rightly lets curl run then).
     "MCP_CONNECTION_NONBLOCKING": "false",
+    # How long that wait may last: our server's start on a loaded CI box takes seconds.
+    "MCP_CONNECT_TIMEOUT_MS": "60000",
 }
 
 
@@ -174,3 +178,28 @@ def test_a_users_allow_rule_for_the_original_command_still_lets_the_wrapped_one_
     # Without the rule -p mode cannot ask: the call is refused, as it was before the rewrite.
     refused = run_tests([])
     assert "FAILED" not in refused, refused
+
+
+def test_nudges_and_the_subagent_block_reach_the_model(world: HostWorld) -> None:
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    (world.work / "notes.txt").write_text("needle\n")
+    setup(world)
+    task = "Count the files here."
+    turns = [
+        call("Read", file_path=str(world.work / "notes.txt")),
+        call("Bash", command="echo one && echo two"),  # this version has no Grep tool
+        call("Agent", description="Count files", prompt=task, subagent_type="general-purpose"),
+        reply("There is one file."),  # the subagent's answer
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        claude(world, model, "Look around")
+
+    prefix = OUR_NAME.format(tool="")
+    after_read, after_bash = model.main_requests[1:3]
+    nudge_once(after_read, guidance.read_nudge(prefix), ANY_OUR_TOOL)
+    nudge_once(after_bash, guidance.bash_nudge(prefix), ANY_OUR_TOOL)
+    (subagent,) = [r for r in model.main_requests if task in r.last_message_text()]
+    block = routing_block_once(subagent)  # ours, added to its prompt; not the session's
+    assert named_tools_exist(block, ANY_OUR_TOOL, subagent)

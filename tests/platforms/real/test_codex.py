@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ctxmode.hooks import guidance
 from ctxmode.platforms.codex import PLATFORM as codex_host
 from support.cli import ctx
 from support.fake_model import FakeModel, Reply, Request, ToolCall, call, reply
 from support.host_checks import (
     named_tools_exist,
+    nudge_once,
     offered_our_tools,
     routing_block_once,
     tallied_events,
@@ -161,3 +163,14 @@ def test_auto_compaction_brings_back_the_last_request(world: HostWorld) -> None:
     # Every hook setup registered ran, and nothing else.
     registered = json.loads((codex_home(world) / "hooks.json").read_text())["hooks"]
     assert tallied_events("codex", world.home) == {codex_host.events[e.lower()] for e in registered}
+
+
+def test_the_shell_tip_reaches_the_model(world: HostWorld) -> None:
+    npm_host("codex", "codex")
+    with world.fake_model([call("exec_command", cmd="echo one && echo two"), reply("done")]) as model:
+        (codex_home(world) / "config.toml").write_text(user_config(model))
+        setup(world, codex_on_path=True)  # the version probe finds a codex that shows it
+        codex(world, "Look around", codex_on_path=True)
+
+    after_shell = model.main_requests[1]
+    nudge_once(after_shell, guidance.bash_nudge(""), ANY_OUR_TOOL)  # Codex: bare names
