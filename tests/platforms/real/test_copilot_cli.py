@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+from ctxmode.hooks import guidance
 from ctxmode.platforms import load
 from support.cli import ctx
 from support.fake_model import FakeModel, call, reply
 from support.host_checks import (
     execute_named_tool,
     named_tools_exist,
+    nudge_once,
     offered_our_tools,
     routing_block_once,
     tallied_events,
@@ -66,3 +68,58 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     assert undone.returncode == 0, undone.stderr
     ours = ("hooks/context-mode.json", "mcp-config.json")
     assert not [name for name in ours if (copilot_home / name).exists()]
+
+
+def test_tips_before_a_tool_reach_the_model(world: HostWorld) -> None:
+    npm_host("copilot-cli", "copilot")
+    (world.work / "notes.txt").write_text("needle\n")
+    done = ctx("setup", "copilot-cli", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    turns = [
+        call("view", path=str(world.work / "notes.txt")),
+        call("grep", pattern="needle"),
+        call("bash", command="echo one && echo two", description="list"),
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        copilot(world, model, "Look around")
+
+    prefix = OUR_NAME.format(tool="")
+    after_view, after_grep, after_bash = model.main_requests[1:4]
+    nudge_once(after_view, guidance.read_nudge(prefix), ANY_OUR_TOOL)
+    nudge_once(after_grep, guidance.grep_nudge(prefix), ANY_OUR_TOOL)
+    nudge_once(after_bash, guidance.bash_nudge(prefix), ANY_OUR_TOOL)
+
+
+def test_project_scope_hooks_run_in_a_trusted_folder_and_uninstall(world: HostWorld) -> None:
+    npm_host("copilot-cli", "copilot")
+    copilot_home = world.home / ".copilot"
+    copilot_home.mkdir()
+    # What trusting the folder at the first interactive start leaves behind: the host
+    # runs a repo's .github/hooks only for a trusted folder.
+    config = {"trustedFolders": [str(world.work)]}
+    (copilot_home / "config.json").write_text(json.dumps(config))
+    done = ctx("setup", "copilot-cli", "--project", str(world.work), cwd=world.root,
+               env=world.env())  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not (copilot_home / "hooks").exists()  # the project's hooks, not the user's
+    turns = [
+        call("bash", command="curl -s http://example.com", description="fetch"),
+        execute_named_tool(r"[\w-]+-ctx_execute\b"),
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        copilot(world, model, "Fetch example.com")
+
+    after_curl, after_execute = model.main_requests[1:3]
+    denied = after_curl.tool_results()[-1]
+    assert "was not run" in denied
+    named_tools_exist(denied, ANY_OUR_TOOL, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+    routing_block_once(after_execute)
+
+    undone = ctx("setup", "copilot-cli", "--project", str(world.work), "--uninstall",
+                 cwd=world.root, env=world.env())  # fmt: skip
+    assert undone.returncode == 0, undone.stderr
+    assert not (world.work / ".github" / "hooks" / "context-mode.json").exists()
+    assert not (copilot_home / "mcp-config.json").exists()

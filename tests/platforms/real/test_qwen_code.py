@@ -75,3 +75,33 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     restored = json.loads(settings.read_text(encoding="utf-8"))
     restored.pop("$version", None)  # the host's own settings migration
     assert restored == SETTINGS
+
+
+def test_project_scope_setup_is_what_the_host_loads_and_uninstalls(world: HostWorld) -> None:
+    npm_host("qwen-code", "qwen")
+    settings = world.home / ".qwen" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(SETTINGS), encoding="utf-8")
+    done = ctx("setup", "qwen-code", "--project", str(world.work), cwd=world.root,
+               env=world.env())  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text(encoding="utf-8")) == SETTINGS  # the user's: untouched
+    turns = [
+        call("run_shell_command", command="curl -s http://example.com"),
+        execute_named_tool(r"mcp__[\w-]+__ctx_execute\b"),
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        qwen(world, model, "Fetch example.com")
+
+    after_curl, after_execute = model.main_requests[1:3]
+    denied = after_curl.tool_results()[-1]
+    assert "was not run" in denied
+    assert_named_tools_offered(denied, after_curl)
+    assert "FACT-42" in after_execute.tool_results()[-1]
+    routing_block_once(after_execute)
+
+    undone = ctx("setup", "qwen-code", "--project", str(world.work), "--uninstall",
+                 cwd=world.root, env=world.env())  # fmt: skip
+    assert undone.returncode == 0, undone.stderr
+    assert not (world.work / ".qwen" / "settings.json").exists()
