@@ -167,7 +167,9 @@ def test_auto_compaction_brings_back_the_last_request(world: HostWorld) -> None:
 
 def test_the_shell_tip_reaches_the_model(world: HostWorld) -> None:
     npm_host("codex", "codex")
-    with world.fake_model([call("exec_command", cmd="echo one && echo two"), reply("done")]) as model:
+    with world.fake_model(
+        [call("exec_command", cmd="echo one && echo two"), reply("done")]
+    ) as model:
         (codex_home(world) / "config.toml").write_text(user_config(model))
         setup(world, codex_on_path=True)  # the version probe finds a codex that shows it
         codex(world, "Look around", codex_on_path=True)
