@@ -127,6 +127,9 @@ def test_agent_and_task_prompts_get_the_block_once():
     assert task.updated_input["objective"].startswith("Look.\n\n<ctxmode_routing>")
     assert "ToolSearch" not in task.updated_input["objective"]
     assert call("agent", {}).updated_input["prompt"].startswith("<ctxmode_routing>")
+    for subagent_tool in ("task", "invoke_agent"):  # Copilot CLI's and Gemini CLI's
+        updated = call(subagent_tool, {"prompt": "Count."}).updated_input
+        assert updated["prompt"].startswith("Count.\n\n<ctxmode_routing>")
 
 
 def test_agent_injection_respects_routing_off(monkeypatch):

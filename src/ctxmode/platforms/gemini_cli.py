@@ -95,7 +95,7 @@ SCOPES = ("user", "project")
 # every tool: session capture needs them all. AfterModel and SessionEnd have no handler.
 MATCHERS = {
     "BeforeTool": "run_shell_command|read_file|read_many_files|grep_search|search_file_content"
-    "|web_fetch|mcp_.*",
+    "|web_fetch|invoke_agent|mcp_.*",
     "AfterTool": "",
     "BeforeAgent": "",
     "PreCompress": "",

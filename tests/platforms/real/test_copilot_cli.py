@@ -7,7 +7,7 @@ import json
 from ctxmode.hooks import guidance
 from ctxmode.platforms import load
 from support.cli import ctx
-from support.fake_model import FakeModel, call, reply
+from support.fake_model import FakeModel, Reply, ToolCall, call, reply
 from support.host_checks import (
     execute_named_tool,
     named_tools_exist,
@@ -123,3 +123,19 @@ def test_project_scope_hooks_run_in_a_trusted_folder_and_uninstall(world: HostWo
     assert undone.returncode == 0, undone.stderr
     assert not (world.work / ".github" / "hooks" / "context-mode.json").exists()
     assert not (copilot_home / "mcp-config.json").exists()
+
+
+def test_the_subagent_prompt_carries_the_routing_block(world: HostWorld) -> None:
+    npm_host("copilot-cli", "copilot")
+    done = ctx("setup", "copilot-cli", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    task = "Count the files here."
+    arguments = {"description": "Count files", "prompt": task,
+                 "agent_type": "general-purpose", "name": "counter"}  # fmt: skip
+    turns = [Reply(tool_calls=[ToolCall("task", arguments)]), reply("one file")]
+    with world.fake_model(turns) as model:
+        copilot(world, model, "Look around")
+
+    (subagent,) = [r for r in model.main_requests if task in r.last_message_text()]
+    block = routing_block_once(subagent)
+    assert named_tools_exist(block, ANY_OUR_TOOL, subagent)

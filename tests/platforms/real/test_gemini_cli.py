@@ -110,3 +110,20 @@ def test_project_scope_setup_reaches_the_model_and_uninstalls(world: HostWorld) 
     assert undone.returncode == 0, undone.stderr
     assert not project.exists()
     assert json.loads(user.read_text(encoding="utf-8")) == SETTINGS
+
+
+def test_the_subagent_prompt_carries_the_routing_block(world: HostWorld) -> None:
+    npm_host("gemini-cli", "gemini")
+    settings = world.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(SETTINGS), encoding="utf-8")
+    done = ctx("setup", "gemini-cli", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    task = "Count the files here."
+    turns = [call("invoke_agent", agent_name="generalist", prompt=task), reply("one file")]
+    with world.fake_model(turns) as model:
+        gemini(world, model, "Look around")
+
+    (subagent,) = [r for r in model.main_requests if task in r.last_message_text()]
+    block = routing_block_once(subagent)
+    assert named_tools_exist(block, ANY_OUR_TOOL, subagent)
