@@ -99,7 +99,7 @@ def big_read(p: str, path: str, size: int, label: str, lines: int, *, bounded: b
 def webfetch_deny(p: str, url: str) -> str:
     target = _quoted(url) if url else "the URL"
     return (
-        f"ctxmode: WebFetch is routed through the knowledge base. Call "
+        f"ctxmode: web pages are fetched into the knowledge base, not the context. Call "
         f"{p}ctx_fetch_and_index(url: {target}, source: a short label), then "
         f"{p}ctx_search(queries: [...]) for what you need; or compute the answer in one step "
         f"with {p}ctx_execute(language, code). {DNS_RETRY}"

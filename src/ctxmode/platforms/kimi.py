@@ -80,9 +80,10 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT_S = 30
 # JS regex on the tool name; None: no matcher (every tool). SessionEnd has no handler.
 MATCHERS = {
-    # Our MCP tools keep their bare names on Kimi (measured with kimi-cli 1.52).
-    "PreToolUse": "Bash|Shell|Read|Grep|WebFetch|Agent|ctx_execute|ctx_execute_file"
-    "|ctx_batch_execute|mcp__.*",
+    # Kimi's own tool names, and ours, which keep their bare names (measured with kimi-cli
+    # 1.52). No Grep or Agent: their tip and subagent rewrite are dropped by this host.
+    "PreToolUse": "Shell|ReadFile|FetchURL|ctx_execute|ctx_execute_file|ctx_batch_execute"
+    "|mcp__.*",
     "PostToolUse": None,
     "PreCompact": None,
     "SessionStart": None,

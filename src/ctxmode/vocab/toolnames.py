@@ -22,6 +22,8 @@ ALIASES: dict[str, str] = {
         ("web_fetch", "webfetch", "read_url_content", "fetch", "mcp_web_fetch", "mcp_fetch_tool"), "WebFetch"
     ),
     "agent": "Agent",
+    "ReadFile": "Read",  # Kimi CLI
+    "FetchURL": "WebFetch",  # Kimi CLI
     "task": "Agent",  # Copilot CLI's subagent tool
     "invoke_agent": "Agent",  # Gemini CLI's
     "write_file": "Write",

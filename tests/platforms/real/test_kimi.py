@@ -85,6 +85,7 @@ def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: H
     share = world.home / ".kimi"
     share.mkdir()
     turns = [
+        call("FetchURL", url="http://example.com/docs"),
         call("Shell", command="curl -s http://example.com"),
         execute_named_tool(ANY_OUR_TOOL.replace("[a-z_]+", "execute")),
     ]
@@ -94,8 +95,11 @@ def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: H
         setup(world)
         kimi(world, "Fetch example.com")
 
-    first, after_curl, after_execute = model.main_requests
+    first, after_fetch, after_curl, after_execute = model.main_requests
     offered_our_tools(first, "{tool}")  # Kimi keeps an MCP tool's bare name
+    fetch_denied = after_fetch.tool_results()[-1]
+    assert "knowledge base" in fetch_denied and "http://example.com/docs" in fetch_denied
+    named_tools_exist(fetch_denied, ANY_OUR_TOOL, after_fetch)
     block_names_real_tools(first)
     block_names_real_tools(after_execute)
     denied = after_curl.tool_results()[-1]
