@@ -163,6 +163,25 @@ def test_a_tool_search_the_user_set_is_left_to_them(state: Path):
     assert json.loads(config.read_text()) == {"tools": {"toolSearch": True}}
 
 
+def test_a_plugin_allowlist_gets_our_id_and_loses_exactly_that(state: Path):
+    state.mkdir()
+    config = state / "openclaw.json"
+    config.write_text(json.dumps({"plugins": {"allow": ["copilot"]}}))
+    apply_all(openclaw.install_changes("hook", ["/v/ctxmode", "serve"]))
+    assert json.loads(config.read_text())["plugins"]["allow"] == ["copilot", "context-mode"]
+    apply_all(openclaw.uninstall_changes())
+    assert json.loads(config.read_text()) == {"plugins": {"allow": ["copilot"]}}
+
+
+def test_an_allowlist_that_already_named_us_keeps_us_after_uninstall(state: Path):
+    state.mkdir()
+    config = state / "openclaw.json"
+    config.write_text(json.dumps({"plugins": {"allow": ["context-mode"]}}))
+    apply_all(openclaw.install_changes("hook", ["/v/ctxmode", "serve"]))
+    apply_all(openclaw.uninstall_changes())
+    assert json.loads(config.read_text()) == {"plugins": {"allow": ["context-mode"]}}
+
+
 def test_a_malformed_config_is_reported_and_not_written(state: Path):
     state.mkdir()
     config = state / "openclaw.json"

@@ -175,6 +175,7 @@ PLUGIN_ID = SERVER_NAME  # the manifest's id and the `plugins.entries` key
 PLUGIN_DIR = "ctxmode-plugin"  # in the state dir, named in `plugins.load.paths`
 PLUGIN_FILES = ("index.js", "openclaw.plugin.json", "package.json")  # + bridge.js, launch file
 SET_TOOL_SEARCH = "setToolSearch"  # in our entry's config: setup turned `tools.toolSearch` off
+ADDED_TO_ALLOW = "addedToAllow"  # in our entry's config: setup put our id in `plugins.allow`
 NOTE = (
     "The OpenClaw Gateway loads the ctxmode plugin and the context-mode MCP server "
     "(tools named context-mode__ctx_*) when it (re)starts."
@@ -270,7 +271,13 @@ def _config_edit(server: dict | None):
         entries = _table(document, path, "plugins", "entries")
         servers = _table(document, path, "mcp", "servers")
         tools = _table(document, path, "tools")
-        we_set = fields.obj(fields.obj(entries, PLUGIN_ID), "config").get(SET_TOOL_SEARCH) is True
+        ours = fields.obj(fields.obj(entries, PLUGIN_ID), "config")
+        we_set, we_allowed = ours.get(SET_TOOL_SEARCH) is True, ours.get(ADDED_TO_ALLOW) is True
+        # A user's plugin allowlist keeps every plugin not on it from loading, ours too.
+        allow = _table(document, path, "plugins").get("allow")
+        allow = allow if isinstance(allow, list) else None
+        if allow is not None and we_allowed and PLUGIN_ID in allow:
+            allow.remove(PLUGIN_ID)
         load["paths"] = [entry for entry in paths if entry != directory]
         entries.pop(PLUGIN_ID, None)
         if runs_ctxmode(servers.get(SERVER_NAME)):
@@ -281,10 +288,13 @@ def _config_edit(server: dict | None):
             load["paths"].append(directory)
             # Our tools must be callable by name, not behind the host's tool_search.
             set_now = "toolSearch" not in tools or we_set
+            allow_now = allow is not None and PLUGIN_ID not in allow
+            if allow_now:
+                allow.append(PLUGIN_ID)
             entries[PLUGIN_ID] = {
                 "enabled": True,
                 "hooks": {"allowConversationAccess": True, "allowPromptInjection": True},
-                "config": {SET_TOOL_SEARCH: True} if set_now else {},
+                "config": {SET_TOOL_SEARCH: set_now, ADDED_TO_ALLOW: allow_now},
             }
             servers[SERVER_NAME] = server
             if set_now:
