@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,14 +121,23 @@ def results(request: Request) -> list[str]:
     return found
 
 
-def search_turn(needles: dict[str, str]):
-    """One ctx_search per notice whose needle it does not show, by the label it names."""
+def search_turn(
+    needles: dict[str, str],
+    keys: tuple[str, ...] = KEYS,
+    read_results: Callable[[Request], list[str]] = results,
+):
+    """One ctx_search per notice whose needle it does not show, by the label it names.
+
+    `keys` name the session's calls in order; `read_results` reads the tool results out of
+    the host's request (each host's API puts them elsewhere). The search tool is called by
+    the name the notice gives it.
+    """
 
     def turn(request: Request) -> Reply:
         calls = []
-        for key, text in zip(KEYS, results(request)[: len(KEYS)], strict=True):
+        for key, text in zip(keys, read_results(request)[: len(keys)], strict=True):
             label = re.search(r'source="([^"]+)"', text)
-            name = re.search(r"mcp__[\w-]+__ctx_search\b", text)
+            name = re.search(r"[\w-]*ctx_search\b", text)
             if label and name and needles[key] not in text:
                 calls.append(
                     ToolCall(name.group(0), {"queries": [needles[key]], "source": label.group(1)})

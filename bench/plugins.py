@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from ctxmode.launch import fast_hook_prefix  # noqa: E402
 from ctxmode.platforms import opencode  # noqa: E402
-from dsh import make_inputs  # noqa: E402  (the same inputs and needles as DSH's benchmark)
+from dsh import make_inputs, search_turn  # noqa: E402  (the same inputs, needles and search turn as DSH's)
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
 from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E402
@@ -81,26 +80,7 @@ def results(request: Request) -> list[str]:
     return [texts[n] for n in order]
 
 
-def search_turn(needles: dict[str, str]):
-    """One ctx_search per notice whose needle it does not show, by the label it names."""
-
-    def turn(request: Request) -> Reply:
-        calls = []
-        for key, text in zip(KEYS, results(request)[: len(KEYS)], strict=True):
-            label = re.search(r'source="([^"]+)"', text)
-            name = re.search(r"[\w-]*ctx_search\b", text)
-            if label and name and needles[key] not in text:
-                calls.append(
-                    ToolCall(name.group(0), {"queries": [needles[key]], "source": label.group(1)})
-                )
-        return Reply(tool_calls=calls) if calls else reply("done")
-
-    return turn
-
-
-def session(
-    world: HostWorld, host: Host | PiHost, turns: list, with_plugin: bool
-) -> list[Request]:
+def session(world: HostWorld, host: Host | PiHost, turns: list, with_plugin: bool) -> list[Request]:
     with world.fake_model(turns) as model:
         if isinstance(host, PiHost):
             write_models(world, host, model)
@@ -129,7 +109,7 @@ def bytes_part(root: Path, netns: str | None, host: Host | PiHost) -> None:
     turn = first_turn(world.work, read_path)
     native = session(world, host, [turn, reply("done")], with_plugin=False)
     baseline = results(native[1])[: len(KEYS)]
-    ours = session(world, host, [turn, search_turn(needles), reply("done")], True)
+    ours = session(world, host, [turn, search_turn(needles, KEYS, results), reply("done")], True)
     adapted = results(ours[1])[: len(KEYS)]
     searched = results(ours[2])[len(KEYS) :] if len(ours) > 2 else []  # any order (OMP's)
     print(f"{host.id}: {'call':8} {'native B':>10} {'ctxmode B':>10} {'saved':>7}  needle")
