@@ -82,13 +82,13 @@ def test_hosts_that_inject_get_no_instruction_file(tmp_path):
     assert written == []
 
 
-def test_zed_setup_merges_into_commented_settings_and_writes_agents_md(tmp_path, temp_home):
+def test_zed_setup_merges_into_commented_settings_and_writes_agents_md(
+    tmp_path, temp_home, monkeypatch
+):
     settings_path = temp_home / ".config" / "zed" / "settings.json"
     settings_path.parent.mkdir(parents=True)
-    settings_path.write_text(
-        '// Zed settings\n{\n  "theme": "One Dark", // mine\n  "tab_size": 2,\n}\n',
-        encoding="utf-8",
-    )
+    mine = '// Zed settings\n{\n  "theme": "One Dark", // mine\n  "tab_size": 2,\n}\n'
+    settings_path.write_text(mine, encoding="utf-8")
     project = tmp_path / "project"
     project.mkdir()
     assert run_setup("zed", "--project", str(project)).exit_code == 0
@@ -99,11 +99,14 @@ def test_zed_setup_merges_into_commented_settings_and_writes_agents_md(tmp_path,
     agents = (project / "AGENTS.md").read_text(encoding="utf-8")
     assert MARKER in agents and "ctx_execute(" in agents and "mcp__" not in agents
     assert run_setup("zed", "--project", str(project), "--uninstall").exit_code == 0
-    assert json.loads(settings_path.read_text()) == {"theme": "One Dark", "tab_size": 2}
     assert not (project / "AGENTS.md").exists()
+    assert "context-mode" in settings_path.read_text()  # other projects still use it
+    monkeypatch.chdir(project)
+    assert run_setup("zed", "--uninstall").exit_code == 0  # not just this project's: all of it
+    assert settings_path.read_text(encoding="utf-8") == mine  # the comments came back too
 
 
-def test_antigravity_ide_setup_registers_the_server_and_gemini_md(tmp_path, temp_home):
+def test_antigravity_ide_setup_registers_the_server_and_gemini_md(tmp_path, temp_home, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
     assert run_setup("antigravity", "--project", str(project)).exit_code == 0
@@ -111,6 +114,10 @@ def test_antigravity_ide_setup_registers_the_server_and_gemini_md(tmp_path, temp
     assert "context-mode" in json.loads(config.read_text())["mcpServers"]
     assert MARKER in (project / "GEMINI.md").read_text(encoding="utf-8")
     assert run_setup("antigravity", "--project", str(project), "--uninstall").exit_code == 0
+    assert config.exists() and not (project / "GEMINI.md").exists()  # other projects use it
+    assert run_setup("antigravity", "--project", str(project)).exit_code == 0
+    monkeypatch.chdir(project)
+    assert run_setup("antigravity", "--uninstall").exit_code == 0
     assert not config.exists() and not (project / "GEMINI.md").exists()
 
 

@@ -5,8 +5,10 @@ The hook command is the absolute venv interpreter with `-I -S` importing
 each tool call costs an interpreter start plus a few milliseconds. Each host module
 computes its own file changes (`install_changes` / `uninstall_changes`); this command
 prints or applies them. Files are merged, never clobbered: other hooks and servers are
-kept, our earlier entries replaced, and the previous file is kept as
-`<name>.ctxmode-backup`. `--uninstall` removes exactly our entries. Hosts that cannot
+kept, our earlier entries replaced, and the user's own file is kept as
+`<name>.ctxmode-backup`. `--uninstall` removes exactly our entries and leaves the files
+as they were before setup (the rules are in `ctxmode.platforms._install`); with
+`--project DIR` it leaves the user-level files other projects use too. Hosts that cannot
 inject the routing block at session start get it in their instruction file instead.
 """
 
@@ -80,7 +82,7 @@ def command(
     threshold: int | None,
 ) -> None:
     """Register ctxmode's hooks and MCP server with PLATFORM (merged, never clobbered)."""
-    from ctxmode.platforms._install import apply
+    from ctxmode.platforms._install import apply, drop_backups, restoring
     from ctxmode.platforms._instructions import instruction_changes
 
     host = load(platform)
@@ -99,6 +101,9 @@ def command(
     else:
         changes = installer.install_changes(prefix, server_command(), root, **options)
     changes += instruction_changes(host, root, uninstall)
+    if uninstall:
+        kept = bool(project_dir)  # one project's uninstall: the other projects keep theirs
+        changes = restoring([change for change in changes if not (kept and change.shared)])
     pending = [change for change in changes if change.changed]
     if print_only:
         _print_plan(installer, prefix, pending, uninstall)
@@ -107,11 +112,13 @@ def command(
         precompile()
     for change in pending:
         try:
-            apply(change)
+            apply(change, uninstall=uninstall)
         except OSError as error:
             raise InstallError(f"cannot write {change.path}: {error}") from None
         done = describe(change)
         click.echo(done[0].upper() + done[1:])
+    if uninstall:
+        drop_backups(changes)
     if not pending:
         click.echo(f"ctxmode is already {'absent from' if uninstall else 'set up for'} {platform}")
     if installer.note and not uninstall:

@@ -5,11 +5,24 @@ are; `ctxmode setup` prints or applies them. JSON is parsed and re-serialized; T
 edited as text (comments and layout kept) and re-parsed to prove the edit is sound.
 A malformed file raises `InstallError` with a one-line message and is never written.
 Off the hook path: imported only by installer functions.
+
+Setup then uninstall leaves the machine as it was, by three rules kept here:
+- Backups: setup keeps a file the user had as `<path>.ctxmode-backup` the first time
+  it writes it (a later setup keeps that copy: it is what the user had before ctxmode).
+  Uninstall writes none: when what it leaves equals the backup's content, it writes the
+  backup's exact bytes back (the user's layout, not ours); after a successful uninstall
+  the backups of its files are stale and deleted.
+- Created paths: setup records in a ledger (in the data root) the directories and files
+  it created. Uninstall removes a recorded directory once it is empty; a directory the
+  user had stays, even when empty.
+- Shared files: a user-level file that serves every project (`Change.shared`, set by
+  the host module) is left alone by an uninstall for one project (`--project DIR`).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Container
@@ -33,6 +46,10 @@ class Change:
     before: str | None  # None: the file does not exist
     after: str | None  # None: delete the file
     owned: bool = False  # a file only ctxmode writes: no backup; its emptied directory goes too
+    shared: bool = False  # user-level, serving every project: a project's uninstall keeps it
+    # Uninstall: whether a backup with this text holds what `after` holds (then its
+    # bytes are written instead). None: compare the texts.
+    restores: Callable[[str], bool] | None = None
 
     @property
     def changed(self) -> bool:
@@ -197,11 +214,14 @@ def json_change(
     edit: Callable[[dict, str], None],
     *,
     delete_when: Callable[[dict], bool] | None = None,
+    defaults: dict | None = None,
 ) -> Change:
     """The change `edit(document, path)` makes to the JSON file at `path` (created if absent).
 
     The file is left alone when the edit changes nothing; `delete_when(document)` says
-    when the edited document is only an empty skeleton of a file we own (uninstall).
+    when the edited document is only an empty skeleton of a file we own (uninstall);
+    `defaults` are top-level keys setup adds when missing, which the user's own file
+    (the backup uninstall restores) may lack.
     """
     before = read_text(path)
     original = parse_json(path, before)
@@ -209,16 +229,45 @@ def json_change(
     edit(document, path)
     if document == original:
         return Change(path, before, before)
-    if delete_when is not None and delete_when(document):
-        return Change(path, before, None)
-    if not document:  # nothing but our entries was in it: no empty file left behind
-        return Change(path, before, None)
-    return Change(path, before, dump_json(document))
+    plain = {k: v for k, v in document.items() if (defaults or {}).get(k, ...) != v}
+    restores = _holds(
+        lambda text: _pruned(parse_json(path, text)), _pruned(document), _pruned(plain)
+    )
+    if (delete_when is not None and delete_when(document)) or not document:
+        # Only our entries (or an empty skeleton of our file) left: no such file left behind.
+        return Change(path, before, None, restores=restores)
+    return Change(path, before, dump_json(document), restores=restores)
+
+
+def _pruned(value: object) -> object:
+    """`value` without empty objects and lists: a table our removal emptied and dropped
+    still matches the user's empty one."""
+    if isinstance(value, dict):
+        pruned = {key: _pruned(item) for key, item in value.items()}
+        return {key: item for key, item in pruned.items() if item not in ({}, [])}
+    return value
+
+
+def _holds(parse: Callable[[str], object], *contents: object) -> Callable[[str], bool]:
+    """`Change.restores` for a structured file: the text parses to one of `contents`."""
+
+    def restores(text: str) -> bool:
+        try:
+            return parse(text) in contents
+        except InstallError:
+            return False
+
+    return restores
 
 
 def only_keys(*keys: str) -> Callable[[dict], bool]:
     """`delete_when` for a file of ours: delete it when nothing but `keys` is left."""
     return lambda document: set(document) <= set(keys)
+
+
+def shared(change: Change) -> Change:
+    """`change`, marked as a user-level file every project's setup uses (see above)."""
+    return dataclasses.replace(change, shared=True)
 
 
 def nested(command: str, matcher: str | None) -> dict:
@@ -263,13 +312,19 @@ def uninstall_json(
     *,
     mcp_key: str = "mcpServers",
     delete_when: Callable[[dict], bool] | None = None,
+    defaults: dict | None = None,
 ) -> list[Change]:
+    """Our hooks and server out; `defaults`: what `install_json` got (a file left with
+    only those is deleted)."""
+
     def remove(document: dict, path: str) -> None:
         drop_hooks(document, path)
         if mcp_path == hook_path:
             drop_server(document, path, mcp_key)
 
-    changes = [json_change(hook_path, remove, delete_when=delete_when)]
+    if delete_when is None and defaults:
+        delete_when = only_keys(*defaults)
+    changes = [json_change(hook_path, remove, delete_when=delete_when, defaults=defaults)]
     if mcp_path and mcp_path != hook_path:
         changes.append(json_change(mcp_path, lambda d, p: drop_server(d, p, mcp_key)))
     return changes
@@ -361,7 +416,7 @@ def toml_change(
     if after == (before or ""):
         return Change(path, before, before)
     if not after.strip():  # only our entries were in it: no empty file left behind
-        return Change(path, before, None)
+        return Change(path, before, None, restores=_holds(lambda text: parse_toml(path, text), {}))
     refusal = (
         f"{path}: cannot merge ctxmode's entries automatically (unusual layout); "
         "edit it by hand, nothing changed"
@@ -372,7 +427,7 @@ def toml_change(
         raise InstallError(refusal) from None
     if foreign is not None and foreign(copy.deepcopy(edited)) != foreign(copy.deepcopy(original)):
         raise InstallError(refusal)
-    return Change(path, before, after)
+    return Change(path, before, after, restores=_holds(lambda text: parse_toml(path, text), edited))
 
 
 def append_block(text: str, block: str) -> str:
@@ -400,32 +455,141 @@ def drop_sections(text: str, unwanted: Callable[[tuple[str, ...], bool, dict], b
 # --------------------------------------------------------------- file writes
 
 
-def apply(change: Change) -> None:
-    """Write (or delete) atomically, the previous file kept as `<path>.ctxmode-backup`."""
+def restoring(changes: list[Change]) -> list[Change]:
+    """An uninstall plan, each file that would end up holding what its backup holds
+    getting the backup's exact bytes instead (the user's own layout comes back)."""
+    planned = []
+    for change in changes:
+        backup = None if change.owned else _read_exactly(change.path + BACKUP_SUFFIX)
+        if backup is not None and change.changed:
+            same = change.restores or (lambda text, after=change.after: text == after)
+            if same(backup):
+                change = dataclasses.replace(change, after=backup)
+        planned.append(change)
+    return planned
+
+
+def _read_exactly(path: str) -> str | None:
+    """The file's text with its line endings as they are (None: absent or unreadable)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def apply(change: Change, *, uninstall: bool = False) -> None:
+    """Write (or delete) atomically; setup backs up a user's file the first time it writes it."""
     if not change.changed:
         return
-    path = change.path
-    mode = None
-    if change.before is not None and not change.owned:
-        mode = os.stat(path).st_mode & 0o777
-        with open(path, "rb") as source, open(path + BACKUP_SUFFIX, "wb") as backup:
-            backup.write(source.read())
+    path = os.path.abspath(change.path)
+    mode = None if change.before is None else os.stat(path).st_mode & 0o777
+    created = _created()
+    if change.before is not None and not (change.owned or uninstall or path in created):
+        backup = path + BACKUP_SUFFIX
+        if not os.path.exists(backup):
+            with open(path, "rb") as source, open(backup, "wb") as copied:
+                copied.write(source.read())
     if change.after is None:
         if os.path.exists(path):
             os.remove(path)
-        if change.owned:
-            try:
-                os.rmdir(os.path.dirname(path))
-            except OSError:  # not empty (yet): the last of our files removes it
-                pass
+        _forget_created(created, path, change.owned)
         return
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fresh = _missing_dirs(os.path.dirname(path))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
         handle.write(change.after)
     if mode is not None:
         os.chmod(temporary, mode)
     os.replace(temporary, path)
+    if fresh or change.before is None:
+        _record_created(created | set(fresh) | ({path} if change.before is None else set()))
+
+
+def drop_backups(changes: list[Change]) -> None:
+    """After a successful uninstall: the backups of its files are stale."""
+    for change in changes:
+        try:
+            os.remove(change.path + BACKUP_SUFFIX)
+        except FileNotFoundError:
+            pass
+
+
+# The ledger of paths setup created, so uninstall removes those and only those. It is
+# advisory: unreadable or unwritable, uninstall just leaves the directories be. It lists
+# the directories made for itself too, which go with it when nothing else is left.
+LEDGER = "setup-created.json"
+
+
+def _ledger() -> str:
+    from ctxmode.paths import data_root
+
+    return os.path.join(data_root(), LEDGER)
+
+
+def _created() -> set[str]:
+    try:
+        with open(_ledger(), encoding="utf-8") as handle:
+            found = json.load(handle)
+    except (OSError, ValueError, CtxmodeError):
+        return set()
+    return {p for p in found if isinstance(p, str)} if isinstance(found, list) else set()
+
+
+def _record_created(created: set[str]) -> None:
+    try:
+        ledger = _ledger()
+        own = {path for path in created if ledger.startswith(path + os.sep)}
+        if not created - own:
+            if os.path.exists(ledger):
+                os.remove(ledger)
+            for directory in sorted(own, reverse=True):  # the deepest first
+                os.rmdir(directory)
+            return
+        created = created | set(_missing_dirs(os.path.dirname(ledger)))
+        os.makedirs(os.path.dirname(ledger), exist_ok=True)
+        temporary = f"{ledger}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(sorted(created), handle, indent=1)
+        os.replace(temporary, ledger)
+    except (OSError, CtxmodeError):
+        pass
+
+
+def created_by_setup(path: str) -> bool:
+    """Whether setup created this file or directory (per the ledger): for a host whose
+    setup lays out more than its entries, so its uninstall can take that back too."""
+    return os.path.abspath(path) in _created()
+
+
+def _missing_dirs(directory: str) -> list[str]:
+    """`directory` and its ancestors that do not exist yet (what makedirs will create)."""
+    missing = []
+    while not os.path.exists(directory):
+        missing.append(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return missing
+
+
+def _forget_created(created: set[str], path: str, owned: bool) -> None:
+    """`path` is gone: so are the directories setup created for it, once empty (an owned
+    file's directory, named by us, goes too)."""
+    left = created - {path}
+    directory = os.path.dirname(path)
+    while directory in left or owned:
+        owned = False
+        try:
+            os.rmdir(directory)
+        except OSError:  # not empty (yet): the last file removed takes it
+            break
+        left.discard(directory)
+        directory = os.path.dirname(directory)
+    if left != created:
+        _record_created(left)
 
 
 def stdio_server(command: list[str], **extra: object) -> dict:

@@ -36,14 +36,15 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
 
     server = inst.stdio_server(server_command)
     path = config_paths(project_dir)["mcp"]
-    return [inst.json_change(path, lambda d, p: inst.put_server(d, p, server))]
+    return [inst.shared(inst.json_change(path, lambda d, p: inst.put_server(d, p, server)))]
 
 
 def uninstall_changes(project_dir: str = "") -> list:
     from ctxmode.platforms import _install as inst
 
     path = config_paths(project_dir)["mcp"]
-    return [inst.json_change(path, inst.drop_server, delete_when=inst.only_keys())]
+    change = inst.json_change(path, inst.drop_server, delete_when=inst.only_keys())
+    return [inst.shared(change)]  # one user MCP config for every project
 
 
 PLATFORM = Platform(

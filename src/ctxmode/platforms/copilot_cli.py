@@ -119,6 +119,7 @@ def _deny(reason: str) -> HookOutput:
 # --------------------------------------------------------------- installer (off the hook path)
 
 SCOPES = ("user", "project")
+HOOKS_DEFAULTS = {"version": 1}  # a new hooks file needs it; uninstall takes it back
 HOOK_TIMEOUT_S = 30
 INSTALL_EVENTS = ("preToolUse", "postToolUse", "preCompact", "sessionStart",
                   "userPromptSubmitted", "agentStop")  # fmt: skip
@@ -156,7 +157,8 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
     }
     server = inst.stdio_server(server_command, type="local", tools=["*"])
     hooks = paths["project_hooks" if project_dir else "hooks"]
-    return inst.install_json(hooks, entries, paths["mcp"], server, defaults={"version": 1})
+    changes = inst.install_json(hooks, entries, paths["mcp"], server, defaults=HOOKS_DEFAULTS)
+    return [changes[0], inst.shared(changes[1])]  # one user-level MCP config for every repo
 
 
 def uninstall_changes(project_dir: str = "") -> list:
@@ -164,7 +166,8 @@ def uninstall_changes(project_dir: str = "") -> list:
 
     paths = config_paths(project_dir)
     hooks = paths["project_hooks" if project_dir else "hooks"]
-    return inst.uninstall_json(hooks, paths["mcp"], delete_when=inst.only_keys("version"))
+    changes = inst.uninstall_json(hooks, paths["mcp"], defaults=HOOKS_DEFAULTS)
+    return [changes[0], inst.shared(changes[1])]
 
 
 PLATFORM = Platform(

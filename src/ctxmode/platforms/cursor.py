@@ -90,6 +90,7 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
 # --------------------------------------------------------------- installer (off the hook path)
 
 SCOPES = ("user", "project")
+HOOKS_DEFAULTS = {"version": 1}  # a new hooks file needs it; uninstall takes it back
 MATCHERS = {  # regex on tool_name; None: every tool (postToolUse capture needs them all)
     "preToolUse": "Shell|Read|Grep|WebFetch|mcp_web_fetch|mcp_fetch_tool|Task|MCP:.*",
     "postToolUse": None,
@@ -133,7 +134,7 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
     }
     server = inst.stdio_server(server_command)
     return inst.install_json(
-        paths[prefix + "hooks"], entries, paths[prefix + "mcp"], server, defaults={"version": 1}
+        paths[prefix + "hooks"], entries, paths[prefix + "mcp"], server, defaults=HOOKS_DEFAULTS
     )
 
 
@@ -143,7 +144,7 @@ def uninstall_changes(project_dir: str = "") -> list:
     paths = config_paths(project_dir)
     prefix = "project_" if project_dir else ""
     return inst.uninstall_json(
-        paths[prefix + "hooks"], paths[prefix + "mcp"], delete_when=inst.only_keys("version")
+        paths[prefix + "hooks"], paths[prefix + "mcp"], defaults=HOOKS_DEFAULTS
     )
 
 

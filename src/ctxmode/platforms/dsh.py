@@ -315,14 +315,16 @@ def _profile_changes(
 ) -> list:
     import os
 
-    from ctxmode.platforms._install import Change, json_change, read_text
+    from ctxmode.platforms._install import Change, created_by_setup, json_change, read_text
 
     base = profile_dir(profile)
     package = os.path.join(base, "package.json")
     patch = os.path.join(base, "cordis.patch.yml")
     if remove and not os.path.exists(package):
         return []
-    if os.path.exists(package):
+    if remove:
+        changes = _profile_removal(profile, base)
+    elif os.path.exists(package):
         changes = [json_change(package, _package_edit(remove))]
     else:
         changes = _new_profile(profile, base)
@@ -332,7 +334,7 @@ def _profile_changes(
         if remove
         else _patch_with_row(before or "[]\n", mcp_row(server_command))
     )
-    if remove and before is None:
+    if remove and (before is None or (after == "[]\n" and created_by_setup(patch))):
         after = None
     changes.append(Change(patch, before, after))
     directory = os.path.join(base, "node_modules", BUNDLE)
@@ -352,13 +354,44 @@ def _new_profile(profile: str, base: str) -> list:
             "the desktop profile belongs to DeepSeek Harness Desktop: open the app once so it "
             "creates the profile, quit it, then run this again; nothing changed"
         )
-    bundles = SHIPPED_BUNDLES.get(profile, OTHER_PROFILE_BUNDLES)
-    manifest = {"name": f"dsh-profile-{profile}", "private": True, "dependencies": {},
-                "dsh": {"profile": {"bundles": [*bundles, BUNDLE]}}}  # fmt: skip
     workspace = os.path.join(base, "pnpm-workspace.yaml")
     kept = read_text(workspace)
-    return [Change(os.path.join(base, "package.json"), None, dump_json(manifest)),
+    return [Change(os.path.join(base, "package.json"), None, dump_json(_new_manifest(profile))),
             Change(workspace, kept, kept or PNPM_WORKSPACE)]  # fmt: skip
+
+
+def _profile_removal(profile: str, base: str) -> list:
+    """Our bundle out of the profile; a profile setup made and DSH never used (its files
+    still as setup wrote them, minus our bundle) goes entirely."""
+    import os
+
+    from ctxmode.platforms._install import Change, created_by_setup, json_change, read_text
+
+    package = os.path.join(base, "package.json")
+    workspace = os.path.join(base, "pnpm-workspace.yaml")
+    untouched = {**_new_manifest(profile), "dsh": {"profile": {"bundles": _shipped(profile)}}}
+    ours = created_by_setup(package)
+    changes = [
+        json_change(
+            package,
+            _package_edit(True),
+            delete_when=lambda document: ours and document == untouched,
+        )
+    ]
+    text = read_text(workspace)
+    if text == PNPM_WORKSPACE and created_by_setup(workspace) and changes[0].after is None:
+        changes.append(Change(workspace, text, None))
+    return changes
+
+
+def _shipped(profile: str) -> list[str]:
+    return list(SHIPPED_BUNDLES.get(profile, OTHER_PROFILE_BUNDLES))
+
+
+def _new_manifest(profile: str) -> dict:
+    """The package.json DSH writes for a new profile (its template's bundles), ours added."""
+    return {"name": f"dsh-profile-{profile}", "private": True, "dependencies": {},
+            "dsh": {"profile": {"bundles": [*_shipped(profile), BUNDLE]}}}  # fmt: skip
 
 
 def install_changes(

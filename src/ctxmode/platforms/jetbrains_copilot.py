@@ -55,12 +55,20 @@ def hook_commands(command: str) -> dict[str, str]:
 
 
 def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
+    from ctxmode.platforms._install import shared
+
     paths = config_paths(project_dir)
-    return vscode_copilot.install_copilot_hooks(paths, hook_commands(hook_prefix), server_command)
+    hooks, mcp = vscode_copilot.install_copilot_hooks(
+        paths, hook_commands(hook_prefix), server_command
+    )
+    return [hooks, shared(mcp)]  # the plugin's one MCP config serves every project
 
 
 def uninstall_changes(project_dir: str = "") -> list:
-    return vscode_copilot.uninstall_copilot_hooks(config_paths(project_dir))
+    from ctxmode.platforms._install import shared
+
+    hooks, mcp = vscode_copilot.uninstall_copilot_hooks(config_paths(project_dir))
+    return [hooks, shared(mcp)]
 
 
 PLATFORM = Platform(

@@ -76,6 +76,9 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
 
 # Hooks and the MCP server live in the user's config whatever the scope (Kimi reads no
 # project config); the scope picks the project whose `.kimi/AGENTS.md` gets the block.
+# So they are shared: `--uninstall --project DIR` takes out DIR's block only (the other
+# projects keep their routing); a user-level `--uninstall` removes them and the block
+# of the current project (another project's: `--uninstall --project DIR`).
 SCOPES = ("user", "project")
 HOOK_TIMEOUT_S = 30
 # JS regex on the tool name; None: no matcher (every tool). SessionEnd has no handler.
@@ -197,7 +200,7 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
     config = inst.toml_change(paths["config"], lambda text: _with_hooks(text, tables), _foreign)
     server = inst.stdio_server(server_command)
     mcp = inst.json_change(paths["mcp"], lambda d, p: inst.put_server(d, p, server))
-    return [config, mcp]
+    return [inst.shared(config), inst.shared(mcp)]
 
 
 def uninstall_changes(project_dir: str = "") -> list:
@@ -207,7 +210,8 @@ def uninstall_changes(project_dir: str = "") -> list:
     config = inst.toml_change(
         paths["config"], lambda text: inst.drop_sections(text, _is_our_hook_section), _foreign
     )
-    return [config, inst.json_change(paths["mcp"], inst.drop_server)]
+    mcp = inst.json_change(paths["mcp"], inst.drop_server)
+    return [inst.shared(config), inst.shared(mcp)]
 
 
 PLATFORM = Platform(

@@ -43,14 +43,15 @@ def install_changes(hook_prefix: str, server_command: list[str], project_dir: st
 
     server = {"source": "custom", **inst.stdio_server(server_command), "env": {}}
     path = config_paths(project_dir)["settings"]
-    return [inst.json_change(path, lambda d, p: inst.put_server(d, p, server, SERVERS_KEY))]
+    change = inst.json_change(path, lambda d, p: inst.put_server(d, p, server, SERVERS_KEY))
+    return [inst.shared(change)]  # one user settings file for every project
 
 
 def uninstall_changes(project_dir: str = "") -> list:
     from ctxmode.platforms import _install as inst
 
     path = config_paths(project_dir)["settings"]
-    return [inst.json_change(path, lambda d, p: inst.drop_server(d, p, SERVERS_KEY))]
+    return [inst.shared(inst.json_change(path, lambda d, p: inst.drop_server(d, p, SERVERS_KEY)))]
 
 
 PLATFORM = Platform(
