@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,15 +123,19 @@ def test_the_users_own_config_comes_back_exactly(machine, platform, scope):
 
 
 @pytest.mark.parametrize("platform", ["claude-code", "gemini-cli", "cursor", "kimi", "codex"])
-def test_keys_the_user_added_after_setup_survive_uninstall(machine, platform):
+def test_keys_the_user_added_after_setup_survive_a_new_setup_and_uninstall(machine, platform):
     setup(platform)
     edited = [p for p in planned_files(platform, []) if p.endswith((".json", ".toml"))]
     for path in edited:
-        text = Path(path).read_text()
+        # Our entries as an older install wrote them (so the next setup rewrites them),
+        # and a key the user added since.
+        text = Path(path).read_text().replace(os.path.dirname(sys.executable), "/old/venv/bin")
         if path.endswith(".json"):
             Path(path).write_text(json.dumps({**json.loads(text), "addedLater": True}))
         else:  # a top-level key goes before the first table
             Path(path).write_text("addedLater = true\n" + text)
+    assert "Update" in setup(platform)
+    assert all("/old/venv" not in Path(path).read_text() for path in edited)
     setup("--uninstall", platform)
     for path in edited:
         text = Path(path).read_text()
