@@ -17,6 +17,7 @@ import contextlib
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 from ctxmode import paths
@@ -25,6 +26,11 @@ from ctxmode.errors import EXIT_LOCKED, EXIT_STORAGE, CtxmodeError
 Migration = Callable[[sqlite3.Connection], None]
 
 BUSY_TIMEOUT_S = 10.0
+# How long one BEGIN IMMEDIATE waits inside SQLite before `_begin_immediate` retries it.
+# SQLite's own wait backs off to 100 ms sleeps, so a writer that has waited a while polls
+# far less often than newcomers and can starve for the whole timeout when many processes
+# write in a loop; short attempts keep every waiter polling at the same few-ms pace.
+_WRITE_ATTEMPT_MS = 20
 
 # SQLite's primary result codes (the low byte of an extended code) that we tell apart.
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = (
@@ -147,7 +153,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     error): then there is nothing left to roll back, and a failing ROLLBACK must not
     replace the error that explains what happened.
     """
-    conn.execute("BEGIN IMMEDIATE")
+    _begin_immediate(conn)
     try:
         yield conn
         conn.execute("COMMIT")
@@ -156,6 +162,29 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise
+
+
+def _begin_immediate(conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, retried in short attempts until the connection's busy timeout."""
+    budget_ms = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    if budget_ms <= _WRITE_ATTEMPT_MS:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    deadline = time.monotonic() + budget_ms / 1000
+    conn.execute(f"PRAGMA busy_timeout = {_WRITE_ATTEMPT_MS}")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if result_code(exc) not in (_BUSY, _LOCKED) or time.monotonic() >= deadline:
+                    raise
+                # A sub-millisecond pause varied per process so that waiters do not retry
+                # in lockstep (the clock's low digits are as good as a random draw here).
+                time.sleep((time.perf_counter_ns() % 1000) / 1_000_000)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {budget_ms}")
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> int:
