@@ -379,13 +379,16 @@ def load_queries(path: Path = QUERIES_FILE) -> list[Query]:
     return queries
 
 
-def install_command(path: Path = QUERIES_FILE) -> str:
-    """The apt command that installs every package the labelled documents come from."""
-    try:
-        packages = json.loads(path.read_text(encoding="utf-8")).get("packages", [])
-    except (OSError, ValueError):
-        packages = []
-    return f"apt-get install -y {' '.join(['man-db', 'groff-base', *packages])}"
+def install_command(paths: Iterable[Path] = (QUERIES_FILE,)) -> str:
+    """The apt command that installs every package the chosen sets' documents come from."""
+    packages: list[str] = []
+    for path in paths:
+        try:
+            packages += json.loads(path.read_text(encoding="utf-8")).get("packages", [])
+        except (OSError, ValueError):
+            continue
+    names = ["man-db", "groff-base", *dict.fromkeys(packages)]
+    return f"apt-get install -y {' '.join(names)}"
 
 
 def required_docs(queries: list[Query]) -> set[str]:
@@ -655,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         check_answers(every, docs)
     except (SetupError, OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        print(f"the labelled documents ship in: {install_command()}", file=sys.stderr)
+        print(f"the labelled documents ship in: {install_command(files)}", file=sys.stderr)
         return 2
     counts = ", ".join(f"{path.name} {len(queries)}" for path, queries in sets.items())
     print(f"corpus ready in {time.perf_counter() - started:.1f} s; queries: {counts}")
