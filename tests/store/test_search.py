@@ -240,6 +240,25 @@ def test_a_question_about_an_issue_is_answered_by_the_reply_that_gives_the_cause
     assert hit.title == "9: Worker pool hangs on shutdown > comments > 92"
 
 
+def test_a_question_about_an_issue_is_not_answered_by_the_asker_or_a_question_back(kb):
+    export = [
+        {
+            "number": 5,
+            "title": "Random database is locked errors with several writers",
+            "user": {"login": "tg"},
+            "body": "With four writer processes we get database is locked errors every hour.",
+            "comments": [
+                {"id": 51, "user": {"login": "mh"}, "body": "Are the errors from several writers?"},
+                {"id": 52, "user": {"login": "tg"}, "body": "Yes, several writers get the errors."},
+                {"id": 53, "user": {"login": "ay"}, "body": "Begin the writes immediately."},
+            ],
+        }
+    ]
+    kb.index_text("export.json", json.dumps(export), fmt="json")
+    results = kb.search(["how do I avoid database is locked errors with several writers"])
+    assert results[0].hits[0].title.endswith("> comments > 53 by ay")
+
+
 def test_a_query_word_that_begins_a_collection_name_names_its_sources(kb):
     kb.index_text("nodejs:fs", "# fs\nNode can watch a directory for changes.\n")
     kb.index_text("man:inotify(7)", "# inotify\nWatch a directory for changes.\n")

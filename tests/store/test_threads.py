@@ -21,6 +21,30 @@ def test_a_reply_reads_like_a_cause_or_a_fix():
     assert threads.answer_cue(None, "Root cause: anything.") == 0.0
 
 
+def test_the_author_of_a_record_is_read_from_its_title():
+    assert threads.author("issues > 544: Webhooks twice by oeze > comments > 92010 by kp") == "kp"
+    assert threads.author("issues > 544: Webhooks twice by oeze") == "oeze"
+    assert threads.author("issues > 544: Webhooks twice > comments > 92010") is None
+    assert threads.author("(root)") is None
+
+
+def test_a_reply_by_the_asker_or_one_that_asks_back_is_unlikely_the_answer():
+    post = "issues > 5: Locked errors by tg"
+    answer = "id: 3\nuser: ay\nbody: Start the write transactions with BEGIN IMMEDIATE."
+    assert threads.unlikely_answer(post, f"{post} > comments > 3 by ay", answer) == 0.0
+    follow_up = "id: 4\nuser: tg\nbody: WAL, and each transaction reads first."
+    assert threads.unlikely_answer(post, f"{post} > comments > 4 by tg", follow_up) == 0.5
+    asking = "id: 2\nuser: mh\nbody: Which journal mode?\nDo the writers read first?\n"
+    assert threads.unlikely_answer(post, f"{post} > comments > 2 by mh", asking) == 0.5
+    both = "body: Is that expected? We see it daily?"
+    assert threads.unlikely_answer(post, f"{post} > comments > 6 by tg", both) == 1.0
+    # A question in passing, answered on the same reply, is an answer.
+    passing = "body: Does it answer within 10 s?\nDeliveries time out after 10 s and are retried."
+    assert threads.unlikely_answer(post, f"{post} > comments > 7 by kp", passing) == 0.0
+    # No author on the post: nothing to tell the asker by.
+    assert threads.unlikely_answer("issues > 5: Locked", "issues > 5: Locked > c > 3", "x.") == 0.0
+
+
 def test_the_replies_of_a_post_are_the_records_chunked_below_it(tmp_path):
     export = [
         {"number": 1, "title": "Hang", "body": "It hangs " * 10, "comments": [

@@ -29,6 +29,7 @@ from ctxmode.store.tuning import (
     CUE_WEIGHT,
     LEAD_WEIGHT,
     NAMED_WEIGHT,
+    NOT_ANSWER_WEIGHT,
     REPLY_WEIGHT,
     RERANK_POOL,
     RERANK_WEIGHT,
@@ -61,7 +62,7 @@ def run_query(
     phrase = plan.phrase()
     sources = chunk_sources(conn, [chunk_id for chunk_id, _ in pool])
     pooled = dict(pool)
-    replies = _replies_of(conn, pooled, sources)
+    replies, post_of = _replies_of(conn, pooled, sources)
     pool += [(reply, fused) for reply, fused in replies.items() if reply not in pooled]
     asks = threads.asked(plan.spoken)
     out = []
@@ -77,18 +78,22 @@ def run_query(
         )
         if asks and chunk_id in replies:  # a question is answered in a reply, not the post
             boost += REPLY_WEIGHT + CUE_WEIGHT * threads.answer_cue(asks, content)
+        if chunk_id in replies:
+            post = sources[post_of[chunk_id]].title
+            boost -= NOT_ANSWER_WEIGHT * threads.unlikely_answer(post, source.title, content)
         out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
     return diverse(out, {c: src.diversity_key(c) for c, src in sources.items()}, limit)
 
 
 def _replies_of(
     conn: sqlite3.Connection, pool: dict[int, float], sources: dict[int, Source]
-) -> dict[int, float]:
+) -> tuple[dict[int, float], dict[int, int]]:
     """The replies of the JSON records in the pool, each with its fused score or a share
-    of its post's (`sources` gains those not in the pool)."""
+    of its post's (`sources` gains those not in the pool); and each reply's post."""
     posts = [(c, s.source_id, s.title) for c, s in sources.items() if s.records]
     if not posts:
-        return {}
+        return {}, {}
     found = threads.replies(conn, posts)
     sources.update(chunk_sources(conn, [r for r in found if r not in pool]))
-    return {reply: pool.get(reply, THREAD_SHARE * pool[post]) for reply, post in found.items()}
+    scores = {reply: pool.get(reply, THREAD_SHARE * pool[post]) for reply, post in found.items()}
+    return scores, found

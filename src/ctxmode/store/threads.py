@@ -45,6 +45,27 @@ def answer_cue(kind: str | None, text: str) -> float:
     return 1.0 if cues.search(text) else 0.0
 
 
+def author(title: str) -> str | None:
+    """Who wrote a record, from its chunk title ("... > 92010 by oeze" -> "oeze")."""
+    last = title.rpartition(" > ")[2]
+    name = last.rpartition(" by ")[2] if " by " in last else ""
+    return name or None
+
+
+def only_asks(text: str) -> bool:
+    """A reply whose last line is a question asks for more; it does not answer."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return bool(lines) and lines[-1].rstrip().endswith("?")
+
+
+def unlikely_answer(post_title: str, reply_title: str, text: str) -> float:
+    """How little a reply looks like an answer, 0..1: the asker's own follow-up (the one
+    who asked rarely answers) counts half, a reply that only asks back counts half."""
+    asker = author(post_title)
+    by_asker = asker is not None and author(reply_title) == asker
+    return 0.5 * by_asker + 0.5 * only_asks(text)
+
+
 def replies(conn: sqlite3.Connection, posts: list[tuple[int, int, str]]) -> dict[int, int]:
     """reply chunk id -> its post's chunk id, for (chunk id, source id, title) posts. A
     record's replies are chunked right after it, titled below its title."""
