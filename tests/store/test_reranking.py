@@ -61,3 +61,20 @@ def test_records_of_one_json_source_are_not_demoted_as_repeats():
     repeats = {1: (7, 0), 2: (7, 0), 3: (8, 0)}
     assert [c.chunk_id for c in reranking.diverse(cands, records, 2)] == [1, 2]
     assert [c.chunk_id for c in reranking.diverse(cands, repeats, 2)] == [1, 3]
+
+
+def test_a_heading_naming_a_longer_identifier_does_not_define_the_shorter_one():
+    keys = [{"util", terms.stem_prefix("promisify")}]
+    forms = [["util promisify"]]
+    body = "Takes a function following the error-first callback style."
+    own = reranking.features(
+        "Util > `\x02util\x03.\x02promisify\x03(original)`", body, keys, forms=forms
+    )
+    longer = reranking.features(
+        "Util > `util.promisify(original)` > `\x02util\x03.\x02promisify\x03.custom`",
+        body,
+        keys,
+        forms=forms,
+    )
+    assert own.defines > 0
+    assert longer.defines == 0

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxmode.store.snippets import make_snippet, strip_marks
+from ctxmode.store.snippets import make_snippet, opening_prose, strip_marks
 
 
 def mark(text: str, word: str) -> str:
@@ -33,13 +33,13 @@ def test_no_match_at_all_gives_the_start():
     assert snippet.endswith("…") and len(snippet) <= 50
 
 
-@given(st.text(min_size=1), st.integers(0, 5000), st.integers(20, 2000))
-def test_snippets_are_bounded_and_contain_the_match(filler, position, budget):
+@given(st.text(min_size=1), st.integers(0, 5000), st.integers(20, 2000), st.booleans())
+def test_snippets_are_bounded_and_contain_the_match(filler, position, budget, headed):
     filler = filler.replace("\x02", "").replace("\x03", "") or "f"
     text = (filler * (6000 // len(filler) + 1))[:6000]
     position = min(position, len(text))
     marked = text[:position] + "\x02NEEDLE\x03" + text[position:]
-    snippet = make_snippet(marked, budget)
+    snippet = make_snippet(marked, budget, headed=headed)
     assert len(snippet) <= budget
     if budget >= 40:
         assert "NEEDLE" in snippet
@@ -93,3 +93,36 @@ def test_a_sentence_started_on_the_line_before_comes_along():
     lines[26] = "worker threads is chosen automatically."
     snippet = make_snippet(marks("\n".join(lines), "worker"), 150, ["worker"])
     assert "Setting threads to a special value" in snippet
+
+
+API_SECTION = (
+    "<!-- YAML\nadded: v8.0.0\n\nchanges: none\n-->\n\n* `original` {Function}\n"
+    "* Returns: {Function}\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n\n"
+    "Takes a function following the common error-first callback style, and returns\n"
+    "a version that returns promises.\n\n"
+)
+
+
+def test_the_opening_prose_of_a_section_skips_metadata_lists_and_code():
+    start, end = opening_prose(API_SECTION)
+    assert API_SECTION[start:end].startswith("Takes a function following")
+    assert API_SECTION[start:end].endswith("returns promises.")
+    assert (
+        opening_prose("* a list item only\n\n```\ncode with many words in it here\n```\n") is None
+    )
+
+
+@given(st.text(alphabet=st.sampled_from("ab <!->`*\n"), max_size=300))
+def test_the_opening_prose_is_a_paragraph_of_the_text_or_nothing(text):
+    found = opening_prose(text)
+    if found is not None:
+        start, end = found
+        assert 0 <= start < end <= len(text)
+        assert text[start].isalpha() and "\n\n" not in text[start:end]
+
+
+def test_a_section_headed_by_the_query_shows_what_it_is_before_its_examples():
+    usage = "const stat = \x02util\x03.\x02promisify\x03(fs.stat);\n"
+    marked = API_SECTION + ("```js\n" + usage + "x();\n" * 30 + "```\n\n") * 6
+    assert "Takes a function" in make_snippet(marked, 600, ["util.promisify"], headed=True)
+    assert "Takes a function" not in make_snippet(marked, 600, ["util.promisify"])

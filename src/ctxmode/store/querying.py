@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ctxmode import db
 from ctxmode.store import search as searching
-from ctxmode.store import snippets
+from ctxmode.store import snippets, terms
 from ctxmode.store.records import Hit, QueryResult, StoreInputError
 
 LAST_USED_RESOLUTION_S = 60.0
@@ -66,7 +66,7 @@ class Querying:
         for cand in found:
             row = meta[cand.chunk_id]
             title, _ = snippets.strip_marks(cand.title)
-            snippet = snippets.make_snippet(cand.content, chars, words)
+            snippet = snippets.make_snippet(cand.content, chars, words, _names(title, plan))
             hits.append(
                 Hit(
                     row["label"],
@@ -100,3 +100,18 @@ class Querying:
                     "UPDATE kb_sources SET last_used_at = ? WHERE id = ?",
                     [(now, source_id) for source_id in stale],
                 )
+
+
+def _names(title: str, plan: searching.Plan) -> bool:
+    """Whether a chunk's own heading (its title's last part) names every query term."""
+    said = terms.WORD.findall(title.rpartition(" > ")[2].lower())
+    if not said or not plan.terms:
+        return False
+
+    def named(word: str) -> bool:
+        parts = word.rstrip("*").split()
+        return bool(parts) and all(
+            any(token.startswith(terms.stem_prefix(p)) for token in said) for p in parts
+        )
+
+    return all(any(named(w) for w in t.every_word) for t in plan.terms)

@@ -204,7 +204,7 @@ def features(
     defined, best_line = _line_facts(text, in_content)
     if heading:  # the heading's lines are no definition lines, but its last part may be one
         defined = _line_facts(text, [m for m in in_content if m[0] >= heading])[0]
-        defined |= _headed_by(plain_title, title_matches)
+        defined |= _headed_by(plain_title, title_matches, forms)
     lowered = text.lower()
     # The opening words say what a chunk is about ("tail - output the last part of files");
     # a later mention may be in passing ("... all but the last NUM lines" in head(1)).
@@ -236,7 +236,9 @@ def features(
     )
 
 
-def _headed_by(title: str, matches: list[tuple[int, int, int]]) -> set[int]:
+def _headed_by(
+    title: str, matches: list[tuple[int, int, int]], forms: list[list[str]] | None = None
+) -> set[int]:
     """Terms that open the last part of a heading path: the section is about them
     ("Process > `process.nextTick(callback)`"), not one that mentions them in passing
     ("`queueMicrotask()` vs. `process.nextTick()`")."""
@@ -248,7 +250,22 @@ def _headed_by(title: str, matches: list[tuple[int, int, int]]) -> set[int]:
     # A method heads its section after its receiver: `readable.readableHighWaterMark`.
     member = _RECEIVER.match(title, opening.start())
     heads = {opening.start(), member.end() if member else -1}
-    return {term for start, _, term in matches if start in heads}
+    found = {term for start, _, term in matches if start in heads}
+    # "util.promisify.custom" heads its own section, not that of "util.promisify".
+    name = [p.lower() for p in terms.WORD.findall(_NAME.match(title, opening.start()).group())]
+    return {t for t in found if not forms or t >= len(forms) or not _longer_name(name, forms[t])}
+
+
+def _longer_name(name: list[str], words: list[str]) -> bool:
+    """Whether a heading's name continues a searched identifier into a longer one."""
+    for word in words:
+        parts = word.rstrip("*").split()
+        if len(parts) > 1 and len(name) > len(parts) and name[: len(parts)] == parts:
+            return True
+    return False
+
+
+_NAME = re.compile(r"[\w.]*")
 
 
 _FIRST_WORD = re.compile(r"[^\W_]")

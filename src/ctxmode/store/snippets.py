@@ -21,6 +21,8 @@ SENTENCE_END = (".", "!", "?", ":", ";")
 SENTENCE_LINES_BEFORE = 2  # at most this many earlier lines of the matching sentence
 SENTENCE_LINES_AFTER = 3  # ... and later ones (the line, then the rest of its sentence)
 ADJACENT_GAP = 3  # chars between two matches that still count as next to each other
+OPENING_WORDS = 6  # a section's opening prose says something: at least this many words
+OPENING_SHARE = 3  # ... and takes at most a third of the snippet
 
 Span = tuple[int, int]
 
@@ -194,13 +196,43 @@ def _cost(windows: list[Span]) -> int:
     return sum(end - start + 2 * len(ELLIPSIS) + 1 for start, end in _merge(windows))
 
 
-def make_snippet(marked: str, max_chars: int, fallback_words: Iterable[str] = ()) -> str:
+def opening_prose(text: str) -> Span | None:
+    """The first paragraph of prose in a section: what the thing it is headed by does.
+
+    Fenced code, HTML comments (metadata), lists, tables and quotes before it are skipped;
+    prose opens with a letter and says something (OPENING_WORDS words or more).
+    """
+    fenced = commented = False
+    for found in _PARAGRAPH.finditer(text):
+        block = found.group().strip()
+        head = block.lstrip()
+        if commented or head.startswith("<!--"):
+            commented = "-->" not in block
+            continue
+        if block.count("```") % 2:
+            fenced = not fenced
+            continue
+        if fenced or head.startswith("```"):
+            continue
+        if head[:1].isalpha() and len(WORD.findall(block)) >= OPENING_WORDS:
+            start = found.start() + len(found.group()) - len(found.group().lstrip())
+            return start, found.start() + len(found.group().rstrip())
+    return None
+
+
+_PARAGRAPH = re.compile(r"(?:[^\n]+(?:\n|$))+")
+
+
+def make_snippet(
+    marked: str, max_chars: int, fallback_words: Iterable[str] = (), headed: bool = False
+) -> str:
     """At most `max_chars` of the chunk: windows around its best-matching lines, "…" where cut.
 
     Lines rank by how many distinct query words they hold, then by how many of those sit
     next to each other, then whether a match opens the line (a definition), then matches.
     `fallback_words` are the query's words: used to tell its words apart, and to find
-    matches when nothing is marked.
+    matches when nothing is marked. `headed`: the chunk's heading names what the query
+    searched, so its opening prose (what that thing is) comes first.
     """
     text, spans = strip_marks(marked)
     if len(text) <= max_chars:
@@ -211,9 +243,12 @@ def make_snippet(marked: str, max_chars: int, fallback_words: Iterable[str] = ()
         return text[: max_chars - 1].rstrip() + ELLIPSIS
     lines = _matched_lines(text, spans, _grouper(words))
     ranked = sorted(lines, key=_Line.score, reverse=True)  # stable: earlier lines first on ties
+    windows = [_window(text, line, spans) for line in ranked]
+    opening = opening_prose(text) if headed else None
+    if opening:  # after the best line, which always comes first
+        windows.insert(1, (opening[0], min(opening[1], opening[0] + max_chars // OPENING_SHARE)))
     chosen: list[Span] = []
-    for line in ranked:
-        window = _window(text, line, spans)
+    for window in windows:
         if _cost([*chosen, window]) <= max_chars:
             chosen.append(window)
         elif not chosen:  # the best window alone is too long: keep its match, clip the rest
