@@ -1,6 +1,7 @@
 """MCP server benchmark: start-up, execution overhead, indexing and search through `ctxmode serve`.
 
-Run: `.venv/bin/python bench/serve.py` (add `--runs N` / `--calls N` to change the sample sizes).
+Run: `.venv/bin/python bench/serve.py` (add `--runs N` / `--calls N` to change the sample sizes,
+`--start-up-only` to stop after start-up and the import profile).
 
 Everything goes through a real `python -m ctxmode serve` subprocess driven by the official
 `mcp.Client` over stdio, as a host would. Each number is set against a baseline measured in
@@ -97,6 +98,7 @@ async def timed_call(client: Any, tool: str, **arguments: Any) -> tuple[float, s
 # ---------------------------------------------------------------- start-up
 
 SERVER_IMPORTS = "import ctxmode.server.app"  # everything the server imports before answering
+TOP_IMPORTS = 12  # the costliest imports beyond the SDK, listed one by one
 
 
 def bare_ready_s(statement: str) -> float:
@@ -109,16 +111,17 @@ def bare_ready_s(statement: str) -> float:
     return elapsed
 
 
-async def cold_start_s(params: Any) -> float:
-    """Spawn -> initialize -> tools/list answered (shutdown not counted)."""
+async def cold_start_s(params: Any) -> tuple[float, float]:
+    """Spawn -> initialize answered, and initialize -> tools/list answered (no shutdown)."""
     from mcp import Client
 
     started = time.perf_counter()
     async with Client(params, read_timeout_seconds=60) as client:
+        initialized = time.perf_counter()
         tools = await client.list_tools()
-        elapsed = time.perf_counter() - started
+        listed = time.perf_counter()
     assert len(tools.tools) >= 11, [tool.name for tool in tools.tools]
-    return elapsed
+    return initialized - started, listed - initialized
 
 
 def start_up(params: Any, runs: int) -> dict[str, list[float]]:
@@ -126,13 +129,61 @@ def start_up(params: Any, runs: int) -> dict[str, list[float]]:
     import anyio
 
     anyio.run(cold_start_s, params)  # warm the page cache and .pyc files first
-    out: dict[str, list[float]] = {"pass": [], "import_mcp": [], "server_imports": [], "cold": []}
+    out: dict[str, list[float]] = {
+        "pass": [], "import_mcp": [], "server_imports": [], "initialize": [], "tools_list": []
+    }  # fmt: skip
     for _ in range(runs):
         out["pass"].append(ms(bare_ready_s("pass")))
         out["import_mcp"].append(ms(bare_ready_s("import mcp")))
         out["server_imports"].append(ms(bare_ready_s(SERVER_IMPORTS)))
-        out["cold"].append(ms(anyio.run(cold_start_s, params)))
+        initialize, tools_list = anyio.run(cold_start_s, params)
+        out["initialize"].append(ms(initialize))
+        out["tools_list"].append(ms(tools_list))
     return out
+
+
+def self_import_ms(importtime_log: str) -> dict[str, float]:
+    """Module -> its own import time in ms, from `python -X importtime` stderr."""
+    costs: dict[str, float] = {}
+    for line in importtime_log.splitlines():
+        if line.startswith("import time:") and not line.endswith("imported package"):
+            own_us, _cumulative, name = line[len("import time:") :].split("|")
+            costs[name.strip()] = int(own_us) / 1000
+    return costs
+
+
+async def list_tools_logging_to(params: Any, errlog: Any) -> None:
+    """Start the server with its stderr in `errlog`, list the tools, let it exit."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+        await client.list_tools()
+
+
+def import_profile(params: Any) -> dict[str, Any]:
+    """What the server imports beyond `import mcp` until it has answered tools/list.
+
+    Both sides run under `-X importtime` (which inflates every figure alike); a module's
+    own time is counted once, under the module, not its importer.
+    """
+    import anyio
+    from mcp.client.stdio import StdioServerParameters
+
+    sdk = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import mcp"], capture_output=True, text=True
+    )
+    traced = StdioServerParameters(
+        command=params.command, args=["-X", "importtime", *params.args], env=params.env,
+        cwd=params.cwd,
+    )  # fmt: skip
+    with tempfile.TemporaryFile("w+") as errlog:
+        anyio.run(list_tools_logging_to, traced, errlog)
+        errlog.seek(0)
+        server = self_import_ms(errlog.read())
+    baseline = self_import_ms(sdk.stderr)
+    beyond = {name: cost for name, cost in server.items() if name not in baseline}
+    return {"sdk_ms": sum(baseline.values()), "beyond": beyond}
 
 
 # ---------------------------------------------------------------- generated corpus
@@ -278,16 +329,36 @@ def spread(samples: list[float]) -> str:
     return f"{p50(samples):.1f} / {percentile(samples, 95):.1f}"
 
 
-def report_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    boot, warm = results["start_up"], results["warm"]
-    rows = [
+def start_up_rows(boot: dict[str, list[float]]) -> list[tuple[str, str, str, str]]:
+    sdk = p50(boot["import_mcp"])
+    ready = p50(boot["initialize"])
+    return [
         ("python -c pass", f"{p50(boot['pass']):.0f}", "", ""),
-        ('python -c "import mcp" (baseline)', f"{p50(boot['import_mcp']):.0f}", "", ""),
+        ('python -c "import mcp" (baseline)', f"{sdk:.0f}", "", ""),
         (f'python -c "{SERVER_IMPORTS}"', f"{p50(boot['server_imports']):.0f}", "", ""),
-        (f"cold start -> tools/list (p50 of {len(boot['cold'])})", f"{p50(boot['cold']):.0f}",
+        (f"spawn -> initialize answered (p50 of {len(boot['initialize'])})", f"{ready:.0f}",
          "", ""),
-        ("  minus import-mcp baseline", f"{p50(boot['cold']) - p50(boot['import_mcp']):+.0f}",
-         "", ""),
+        ("  minus import-mcp baseline", f"{ready - sdk:+.0f}", "", ""),
+        ("initialize -> tools/list answered", spread(boot["tools_list"]), "", ""),
+        ("spawn -> tools/list answered",
+         f"{p50([a + b for a, b in zip(boot['initialize'], boot['tools_list'], strict=True)]):.0f}", "", ""),
+    ]  # fmt: skip
+
+
+def import_rows(profile: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    beyond: dict[str, float] = profile["beyond"]
+    rows = [
+        ("-X importtime: `import mcp`, own times summed", f"{profile['sdk_ms']:.0f}", "", ""),
+        (f"  server beyond it, to tools/list ({len(beyond)} modules)",
+         f"{sum(beyond.values()):.0f}", "", ""),
+    ]  # fmt: skip
+    top = sorted(beyond.items(), key=lambda item: item[1], reverse=True)[:TOP_IMPORTS]
+    return rows + [(f"    {name}", f"{cost:.1f}", "", "") for name, cost in top]
+
+
+def report_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    warm = results["warm"]
+    rows = [
         ("MCP round trip (unknown tool: no handler)", spread(warm["rtt"]), "", ""),
         ("ctx_stats (handler floor: db open + record)", spread(warm["stats"]), "", ""),
     ]  # fmt: skip
@@ -324,7 +395,9 @@ def report_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 
 
 def report(results: dict[str, Any]) -> None:
-    rows = report_rows(results)
+    rows = [*start_up_rows(results["start_up"]), *import_rows(results["imports"])]
+    if "warm" in results:
+        rows += report_rows(results)
     width = max(len(row[0]) for row in rows)
     print("\nctxmode serve benchmark (times in ms, p50 / p95 unless noted)")
     print(f"  {'measurement':<{width}} {'value':>14}  {'target':<10} verdict")
@@ -341,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="cold starts to time")
     parser.add_argument("--calls", type=int, default=30, help="warm calls per measurement")
+    parser.add_argument("--start-up-only", action="store_true", help="skip the warm session")
     options = parser.parse_args(argv)
 
     import anyio
@@ -357,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
               f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
         print("timing start-up ...", flush=True)
         results["start_up"] = start_up(params, options.runs)
+        results["imports"] = import_profile(params)
+        if options.start_up_only:
+            report(results)
+            return 0
         print("timing a warm session (execute, index, search) ...", flush=True)
         results["warm"] = anyio.run(
             with_client, params, lambda c: warm_session(c, project, options.calls)
