@@ -152,13 +152,20 @@ def self_import_ms(importtime_log: str) -> dict[str, float]:
     return costs
 
 
-async def list_tools_logging_to(params: Any, errlog: Any) -> None:
-    """Start the server with its stderr in `errlog`, list the tools, let it exit."""
+async def imports_until_listed(params: Any) -> str:
+    """The `-X importtime` log of a server (started with it) up to its tools/list answer.
+
+    The log is C stderr, unbuffered: what the file holds once the answer arrived is what
+    the server imported to give it, and nothing of its shutdown.
+    """
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
-        await client.list_tools()
+    with tempfile.TemporaryFile("w+") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+            await client.list_tools()
+            errlog.seek(0)
+            return errlog.read()
 
 
 def import_profile(params: Any) -> dict[str, Any]:
@@ -177,10 +184,7 @@ def import_profile(params: Any) -> dict[str, Any]:
         command=params.command, args=["-X", "importtime", *params.args], env=params.env,
         cwd=params.cwd,
     )  # fmt: skip
-    with tempfile.TemporaryFile("w+") as errlog:
-        anyio.run(list_tools_logging_to, traced, errlog)
-        errlog.seek(0)
-        server = self_import_ms(errlog.read())
+    server = self_import_ms(anyio.run(imports_until_listed, traced))
     baseline = self_import_ms(sdk.stderr)
     beyond = {name: cost for name, cost in server.items() if name not in baseline}
     return {"sdk_ms": sum(baseline.values()), "beyond": beyond}

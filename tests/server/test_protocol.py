@@ -96,7 +96,7 @@ def test_purge_needs_confirmation(mcp_run):
     assert "cancelled" in text and not is_error
 
 
-def test_sources_unused_for_the_retention_period_are_dropped_at_start(mcp_run):
+def test_sources_unused_for_the_retention_period_are_dropped_before_the_first_call(mcp_run):
     import time
 
     from ctxmode.store.knowledge import KnowledgeBase

@@ -18,22 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxmode.errors import CtxmodeError
+from ctxmode.languages import SUPPORTED_LANGUAGES
 from ctxmode.sandbox.sources import prepare_source
-
-SUPPORTED_LANGUAGES: tuple[str, ...] = (
-    "javascript",
-    "typescript",
-    "python",
-    "shell",
-    "ruby",
-    "go",
-    "rust",
-    "php",
-    "perl",
-    "r",
-    "elixir",
-    "csharp",
-)
 
 INSTALL_HINTS: dict[str, str] = {
     "javascript": "install Node.js (`node`), Bun or Deno",

@@ -4,6 +4,11 @@ Handlers are plain synchronous functions (see `handlers.py`) run in worker
 threads; each opens its own SQLite connection, so no connection crosses threads.
 A handler's failure becomes an `is_error` result with one line, never a stack
 trace on the wire (`_tool_error`; a bug's trace goes to the server log).
+
+Start-up is the MCP SDK's imports plus as little as possible: what the tools need
+(sandbox, knowledge base, SQLite) loads on the first call, so a host sees our tools
+listed before its model's first turn (`bench/serve.py` times it, and
+`tests/server/test_start_up.py` keeps those modules out of start-up).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from ctxmode import __version__, db, failures, paths, project
-from ctxmode.server.handlers import HANDLERS
+from ctxmode import __version__
+from ctxmode.server.handlers import HANDLERS, handler_for
 from ctxmode.server.instructions import PerClientInstructions, instructions_for
 from ctxmode.server.state import Reply, ServerState
 from ctxmode.server.tools import TOOLS
@@ -77,8 +82,16 @@ def _result(text: str, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
 
+def _run_tool(state: ServerState, tool: str, arguments: dict) -> Reply:
+    """A tool call in its worker thread: the server's first-call housekeeping, then the handler."""
+    state.before_first_call()
+    return handler_for(tool)(state, arguments)
+
+
 def _tool_error(state: ServerState, tool: str, arguments: dict, error: Exception) -> str:
     """The one place a tool's failure becomes its error text: one line, never a traceback."""
+    from ctxmode import failures, project
+
     explained = failures.explain(
         error,
         database=project.project_db_path(state.project_root),
@@ -90,6 +103,8 @@ def _tool_error(state: ServerState, tool: str, arguments: dict, error: Exception
 
 def _with_notices(text: str) -> str:
     """`text` after what happened to the database meanwhile (a recovery), if anything."""
+    from ctxmode import db
+
     notices = db.take_notices()
     return "\n".join([*(f"ctxmode: {notice}" for notice in notices), text])
 
@@ -101,13 +116,12 @@ def build_server(state: ServerState) -> Server[Any]:
         return types.ListToolsResult(tools=tool_objects)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        handler = HANDLERS.get(params.name)
-        if handler is None:
+        if params.name not in HANDLERS:
             return _result(f"Unknown tool '{params.name}'.", is_error=True)
         arguments = dict(params.arguments or {})
         state.client = state.client or _client_name(ctx)
         try:
-            reply = await anyio.to_thread.run_sync(handler, state, arguments)
+            reply = await anyio.to_thread.run_sync(_run_tool, state, params.name, arguments)
         except Exception as exc:
             reply = Reply(_tool_error(state, params.name, arguments, exc), is_error=True)
             state.record_call(params.name, reply)
@@ -163,10 +177,6 @@ def serve(project_dir: str | None = None) -> None:
     """Run the MCP server on stdin/stdout until the host closes the pipe."""
     state = ServerState.create(project_dir)
     state.announce()
-    try:
-        state.prune_idle_sources()
-    except Exception as exc:  # retention must never stop the server from starting
-        paths.log_traceback("server-errors.log", exc, "pruning idle sources failed")
     _stop_on_signals()
     try:
         anyio.run(_serve, state)

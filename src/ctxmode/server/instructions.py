@@ -58,7 +58,10 @@ def client_prefix(client_name: str, project_dir: str) -> tuple[Platform | None, 
 
 def instructions_for(client_name: str, project_dir: str) -> str:
     """The instructions for a client that introduced itself as `client_name`."""
-    platform, prefix = client_prefix(client_name, project_dir)
+    return _instructions(*client_prefix(client_name, project_dir))
+
+
+def _instructions(platform: Platform | None, prefix: str) -> str:
     text = TOOLS_NAMED.format(
         batch=f"{prefix}ctx_batch_execute",
         execute=f"{prefix}ctx_execute",
@@ -81,7 +84,7 @@ class PerClientInstructions:
         if ctx.method == "initialize" and isinstance(result, dict):
             info = (ctx.params or {}).get("clientInfo")
             name = str((info.get("name") if isinstance(info, dict) else "") or "")[:200]
-            root = self.state.project_root
-            result["instructions"] = instructions_for(name, root)
-            self.state.search_tool = client_prefix(name, root)[1] + "ctx_search"
+            platform, prefix = client_prefix(name, self.state.project_root)
+            result["instructions"] = _instructions(platform, prefix)
+            self.state.search_tool = prefix + "ctx_search"
         return result

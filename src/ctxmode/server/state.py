@@ -1,22 +1,29 @@
 """What every tool handler shares: the server's project and session, and the `Reply` shape.
 
 Handlers run in worker threads and open their own database connections through
-`ServerState` (a `sqlite3.Connection` never crosses threads).
+`ServerState` (a `sqlite3.Connection` never crosses threads). The database modules
+are imported there, on the first call: the server answers `initialize` and
+`tools/list` without them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ctxmode import project, schema, settings, stats
+from ctxmode import paths, project, settings
 from ctxmode.server import arguments as a
 from ctxmode.server.throttle import SearchThrottle
-from ctxmode.store.knowledge import KnowledgeBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ctxmode.store.knowledge import KnowledgeBase
 
 
 def retention_days() -> float:
@@ -42,6 +49,8 @@ class ServerState:
     client: str = ""  # the MCP client's name, learnt from its first tool call
     # `ctx_search` as the connected client shows it to the model (set at initialize)
     search_tool: str = "ctx_search"
+    _first_call_done: bool = field(default=False, init=False, repr=False)
+    _first_call_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
     def create(cls, project_dir: str | None = None) -> ServerState:
@@ -50,15 +59,21 @@ class ServerState:
 
     @contextlib.contextmanager
     def database(self) -> Iterator[sqlite3.Connection]:
+        from ctxmode import schema
+
         with schema.project_database(self.project_root) as conn:
             yield conn
 
     @contextlib.contextmanager
     def knowledge(self) -> Iterator[KnowledgeBase]:
+        from ctxmode.store.knowledge import KnowledgeBase
+
         with self.database() as conn:
             yield KnowledgeBase(conn)
 
     def record_call(self, tool: str, reply: Reply) -> None:
+        from ctxmode import stats
+
         call = stats.ToolCall(
             tool=tool,
             bytes_processed=reply.bytes_processed,
@@ -84,6 +99,20 @@ class ServerState:
 
         with contextlib.suppress(Exception):
             mcp_ready.withdraw_server()
+
+    def before_first_call(self) -> None:
+        """Housekeeping the server owes its project once, run before the first tool call's
+        handler (in its thread) rather than at start, so `initialize` is answered without
+        opening the database. What it hits (a recovery) reaches the model with that call's
+        reply; a failure is logged and never stops the call."""
+        with self._first_call_lock:
+            if self._first_call_done:
+                return
+            self._first_call_done = True
+            try:
+                self.prune_idle_sources()
+            except Exception as exc:  # retention must never stop a tool from answering
+                paths.log_traceback("server-errors.log", exc, "pruning idle sources failed")
 
     def prune_idle_sources(self) -> int:
         """Drop knowledge-base sources unused (not indexed, not found) for the retention period."""

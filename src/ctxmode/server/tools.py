@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxmode.sandbox.runtimes import SUPPORTED_LANGUAGES
+from ctxmode.languages import SUPPORTED_LANGUAGES
 
 LANGUAGES = SUPPORTED_LANGUAGES
 
