@@ -1,7 +1,8 @@
 """MCP server benchmark: start-up, execution overhead, indexing and search through `ctxmode serve`.
 
 Run: `.venv/bin/python bench/serve.py` (add `--runs N` / `--calls N` to change the sample sizes,
-`--start-up-only` to stop after start-up and the import profile).
+`--start-up-only` to stop after start-up and the import profile, `--against OLD/src` to time
+another checkout's server interleaved with this one, e.g. main before a change).
 
 Everything goes through a real `python -m ctxmode serve` subprocess driven by the official
 `mcp.Client` over stdio, as a host would. Each number is set against a baseline measured in
@@ -112,11 +113,14 @@ def bare_ready_s(statement: str) -> float:
 
 
 async def cold_start_s(params: Any) -> tuple[float, float]:
-    """Spawn -> initialize answered, and initialize -> tools/list answered (no shutdown)."""
+    """Spawn -> initialize answered, and initialize -> tools/list answered (no shutdown).
+
+    A classic `initialize`, as hosts send it today.
+    """
     from mcp import Client
 
     started = time.perf_counter()
-    async with Client(params, read_timeout_seconds=60) as client:
+    async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
         initialized = time.perf_counter()
         tools = await client.list_tools()
         listed = time.perf_counter()
@@ -124,22 +128,34 @@ async def cold_start_s(params: Any) -> tuple[float, float]:
     return initialized - started, listed - initialized
 
 
-def start_up(params: Any, runs: int) -> dict[str, list[float]]:
-    """Cold starts interleaved with their baselines, so all see the same machine load."""
+def start_up(params: Any, runs: int, against: Any | None = None) -> dict[str, list[float]]:
+    """Cold starts interleaved with their baselines, so all see the same machine load
+    (and with the `--against` tree's server, if given)."""
     import anyio
 
-    anyio.run(cold_start_s, params)  # warm the page cache and .pyc files first
-    out: dict[str, list[float]] = {
-        "pass": [], "import_mcp": [], "server_imports": [], "initialize": [], "tools_list": []
-    }  # fmt: skip
+    servers = {"": params, **({"against_": against} if against else {})}
+    out: dict[str, list[float]] = {"pass": [], "import_mcp": [], "server_imports": []}
+    for prefix, server in servers.items():
+        anyio.run(cold_start_s, server)  # warm the page cache and .pyc files first
+        out[f"{prefix}initialize"], out[f"{prefix}tools_list"] = [], []
     for _ in range(runs):
         out["pass"].append(ms(bare_ready_s("pass")))
         out["import_mcp"].append(ms(bare_ready_s("import mcp")))
         out["server_imports"].append(ms(bare_ready_s(SERVER_IMPORTS)))
-        initialize, tools_list = anyio.run(cold_start_s, params)
-        out["initialize"].append(ms(initialize))
-        out["tools_list"].append(ms(tools_list))
+        for prefix, server in servers.items():
+            initialize, tools_list = anyio.run(cold_start_s, server)
+            out[f"{prefix}initialize"].append(ms(initialize))
+            out[f"{prefix}tools_list"].append(ms(tools_list))
     return out
+
+
+def against_params(params: Any, source_dir: str) -> Any:
+    """The same server command, importing ctxmode from another checkout's `src`."""
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {**params.env, "PYTHONPATH": os.path.abspath(source_dir)}
+    return StdioServerParameters(command=params.command, args=params.args, env=env,
+                                 cwd=params.cwd)  # fmt: skip
 
 
 def self_import_ms(importtime_log: str) -> dict[str, float]:
@@ -162,7 +178,8 @@ async def imports_until_listed(params: Any) -> str:
     from mcp.client.stdio import stdio_client
 
     with tempfile.TemporaryFile("w+") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+        transport = stdio_client(params, errlog=errlog)
+        async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
             await client.list_tools()
             errlog.seek(0)
             return errlog.read()
@@ -333,10 +350,15 @@ def spread(samples: list[float]) -> str:
     return f"{p50(samples):.1f} / {percentile(samples, 95):.1f}"
 
 
+def to_tools_list(boot: dict[str, list[float]], prefix: str = "") -> float:
+    pairs = zip(boot[f"{prefix}initialize"], boot[f"{prefix}tools_list"], strict=True)
+    return p50([initialize + listed for initialize, listed in pairs])
+
+
 def start_up_rows(boot: dict[str, list[float]]) -> list[tuple[str, str, str, str]]:
     sdk = p50(boot["import_mcp"])
     ready = p50(boot["initialize"])
-    return [
+    rows = [
         ("python -c pass", f"{p50(boot['pass']):.0f}", "", ""),
         ('python -c "import mcp" (baseline)', f"{sdk:.0f}", "", ""),
         (f'python -c "{SERVER_IMPORTS}"', f"{p50(boot['server_imports']):.0f}", "", ""),
@@ -344,9 +366,18 @@ def start_up_rows(boot: dict[str, list[float]]) -> list[tuple[str, str, str, str
          "", ""),
         ("  minus import-mcp baseline", f"{ready - sdk:+.0f}", "", ""),
         ("initialize -> tools/list answered", spread(boot["tools_list"]), "", ""),
-        ("spawn -> tools/list answered",
-         f"{p50([a + b for a, b in zip(boot['initialize'], boot['tools_list'], strict=True)]):.0f}", "", ""),
+        ("spawn -> tools/list answered", f"{to_tools_list(boot):.0f}", "", ""),
     ]  # fmt: skip
+    if "against_initialize" in boot:
+        other = p50(boot["against_initialize"])
+        rows += [
+            ("--against tree: spawn -> initialize answered", f"{other:.0f}", "", ""),
+            ("  minus import-mcp baseline", f"{other - sdk:+.0f}", "", ""),
+            ("  spawn -> tools/list answered", f"{to_tools_list(boot, 'against_'):.0f}", "", ""),
+            ("  this tree / --against tree (to tools/list)",
+             f"{to_tools_list(boot) / to_tools_list(boot, 'against_'):.2f}x", "", ""),
+        ]  # fmt: skip
+    return rows
 
 
 def import_rows(profile: dict[str, Any]) -> list[tuple[str, str, str, str]]:
@@ -419,6 +450,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="cold starts to time")
     parser.add_argument("--calls", type=int, default=30, help="warm calls per measurement")
     parser.add_argument("--start-up-only", action="store_true", help="skip the warm session")
+    parser.add_argument(
+        "--against", metavar="SRC", help="also time the server of another checkout's src dir"
+    )
     options = parser.parse_args(argv)
 
     import anyio
@@ -434,7 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; "
               f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
         print("timing start-up ...", flush=True)
-        results["start_up"] = start_up(params, options.runs)
+        against = against_params(params, options.against) if options.against else None
+        results["start_up"] = start_up(params, options.runs, against)
         results["imports"] = import_profile(params)
         if options.start_up_only:
             report(results)
