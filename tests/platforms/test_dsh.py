@@ -245,9 +245,10 @@ def test_a_grep_notice_counts_matches_per_file_and_indexes_every_match(tmp_path:
 def test_grep_matches_are_read_from_dsh_value_and_bad_rows_skipped():
     value = {"matches": [{"path": "a.py", "lineNumber": 3, "line": "x"}, {"path": "b.py"},
                          "junk", {"path": "c.py", "lineNumber": 1}]}  # fmt: skip
-    parsed = dsh.tool_result({"content": [{"type": "text", "text": "t"}], "value": value})
+    shown = {"content": [{"type": "text", "text": "t"}], "value": value}
+    parsed = dsh.tool_result({"result": shown})
     assert parsed.matches == [("a.py", 3, "x"), ("c.py", 1, "")]
-    assert dsh.tool_result({"content": [], "value": {"matches": "no"}}).matches == []
+    assert dsh.tool_result({"result": {"content": [], "value": {"matches": "no"}}}).matches == []
 
 
 def test_a_big_read_gets_guidance_in_its_notice(tmp_path: Path):
@@ -265,11 +266,11 @@ def test_exit_code_and_spill_path_are_read_from_the_rendered_text_without_value(
     text = (
         "tail\n\n[output truncated; full output: /tmp/x-stdout.log]\n[stderr]\nboom\n[exit code: 7]"
     )
-    parsed = dsh.tool_result({"content": [{"type": "text", "text": text}]})
+    parsed = dsh.tool_result({"result": {"content": [{"type": "text", "text": text}]}})
     assert parsed.exit_code == 7
     assert parsed.full_stdout_path == "/tmp/x-stdout.log"
     assert parsed.after_stdout == "[stderr]\nboom\n[exit code: 7]"
-    assert dsh.tool_result({"content": "nonsense", "isError": "yes"}).is_error is False
+    assert dsh.tool_result({"result": {"content": "nonsense", "isError": "yes"}}).is_error is False
 
 
 def test_the_routing_section_names_the_real_tools_within_2048_bytes():

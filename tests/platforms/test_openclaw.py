@@ -87,8 +87,7 @@ def test_the_tee_shows_what_the_command_printed(
 
 
 def test_the_middleware_indexes_the_teed_file_and_removes_it(tmp_path: Path):
-    event = openclaw.PLATFORM.parse({"callId": "call_9", "sessionId": "s1"}, "after")
-    spool = Path(openclaw.spool_path(event))
+    spool = Path(openclaw.spool_path({"callId": "call_9", "sessionId": "s1"}))
     spool.parent.mkdir(parents=True, exist_ok=True)
     lines = [f"line {n} of the whole output" for n in range(20_000)]
     lines[500] = "NEEDLE-outside-the-window"

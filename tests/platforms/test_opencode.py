@@ -85,12 +85,10 @@ def test_big_output_becomes_a_notice_and_small_or_failed_output_passes():
 
 def test_a_truncated_output_points_at_the_hosts_full_file():
     result = {"output": "tail", "metadata": {"exit": 3, "truncated": True, "outputPath": "/t/out"}}
-    found = opencode.tool_result(result)
+    found = opencode.tool_result({"result": result})
     assert (found.exit_code, found.full_stdout_path) == (3, "/t/out")
-    assert (
-        opencode.tool_result({"output": "x", "metadata": {"outputPath": "/t/out"}}).full_stdout_path
-        == ""
-    )
+    untruncated = {"output": "x", "metadata": {"outputPath": "/t/out"}}
+    assert opencode.tool_result({"result": untruncated}).full_stdout_path == ""
 
 
 def kilo_cut(tail: str, **metadata: object) -> dict:

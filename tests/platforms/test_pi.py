@@ -49,8 +49,8 @@ def test_a_cut_output_is_indexed_from_pis_full_output_file(tmp_path: Path):
     assert cut is not None and len(cut["output"].encode()) <= 2048
     assert "ctx_search" in cut["output"]
     assert "line 0 of the build log" in cut["output"]  # the head of the file, not of the tail
-    assert pi.tool_result(result).full_stdout_path == str(full)
-    assert pi.tool_result({**result, "truncated": False}).full_stdout_path == ""
+    assert pi.tool_result({"result": result}).full_stdout_path == str(full)
+    assert pi.tool_result({"result": {**result, "truncated": False}}).full_stdout_path == ""
     failed = {**result, "isError": True}
     assert answer("after", "bash", {"command": "make"}, result=failed) is None
     small = {"output": "ok\n", "isError": False}
@@ -128,10 +128,10 @@ def test_a_host_cut_output_under_the_limit_is_cut_when_its_whole_is_over(tmp_pat
 def test_a_command_that_exited_non_zero_is_an_exit_code_not_a_failed_tool():
     log = "\n".join(f"FAILED tests/test_{n}.py::test_upload - AssertionError" for n in range(900))
     ran = {"output": f"{log}\n\nCommand exited with code 1", "isError": True}
-    found = pi.tool_result(ran)
+    found = pi.tool_result({"result": ran})
     assert (found.is_error, found.exit_code) == (False, 1)
     cut = answer("after", "bash", {"command": "pytest"}, result=ran)
     assert cut is not None and "exit 1" in cut["output"] and "FAILED tests/test_" in cut["output"]
     timed_out = {"output": f"{log}\n\nCommand timed out after 5 seconds", "isError": True}
-    assert pi.tool_result(timed_out).is_error
+    assert pi.tool_result({"result": timed_out}).is_error
     assert answer("after", "bash", {"command": "pytest"}, result=timed_out) is None

@@ -1,8 +1,9 @@
 """Payload and rendering helpers shared by the host modules, beyond `ctxmode.vocab.fields`.
 
 Prompt and source normalization, alias-field copying for tool inputs, the deny reason
-for hosts that cannot rewrite a command, small envelope builders, and the parser of
-Claude-style snake_case payloads. Hot path: our own hook modules only.
+for hosts that cannot rewrite a command, small envelope builders, the parser of
+Claude-style snake_case payloads and the parser of our plugin shims' payload. Hot path:
+our own hook modules only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ctxmode.vocab.toolnames import canonical_tool_name
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from ctxmode.hooks.plugin_rules import ToolResult
 
 SESSION_START_SOURCES = frozenset(("startup", "resume", "compact", "clear"))
 GUIDANCE_TAGS = ("<context_guidance>", "</context_guidance>", "<tip>", "</tip>")
@@ -220,3 +223,41 @@ def _source(canonical: str, payload: dict) -> str:
     if canonical == ev.PRE_COMPACT:
         return fields.text(payload, "trigger")
     return ""
+
+
+def shim_parser(
+    platform: str,
+    events: dict[str, str],
+    read_result: Callable[[dict], ToolResult],
+    aliases: dict[str, str] | None = None,
+) -> Callable[[dict, str], HookEvent]:
+    """The parser of a plugin shim's payload, the one shape every plugin host's shim sends.
+
+    The payload: `tool`, `input` (the call's arguments), `callId`, `sessionId`, `cwd`,
+    `agentId`, `tools`, `config`, `prompt`, and after a call `result`, in a shape of the
+    host's own: `read_result` reads it from the payload. `aliases` map a host's argument
+    names to those the rules read (OpenCode's `filePath` is `file_path`).
+    """
+
+    def parse(payload: dict, host_event: str) -> HookEvent:
+        payload = payload if isinstance(payload, dict) else {}
+        canonical = events.get(host_event, "")
+        tool_input = as_dict(payload.get("input"))
+        for theirs, ours in (aliases or {}).items():
+            copy_alias(tool_input, ours, (theirs,))
+        return HookEvent(
+            platform,
+            canonical,
+            host_event=host_event,
+            tool=canonical_tool_name(fields.text(payload, "tool")),
+            tool_input=tool_input,
+            tool_output=read_result(payload) if canonical == ev.POST_TOOL_USE else None,
+            session_id=fields.session_id(payload),
+            project_dir=fields.project_dir(payload),
+            prompt=prompt_text(payload.get("prompt")),
+            source="compact" if host_event == "compacted" else "startup",
+            agent_id=fields.text(payload, "agentId"),
+            raw=payload,
+        )
+
+    return parse

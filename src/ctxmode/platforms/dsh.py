@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
-from ctxmode.platforms._common import prompt_text
+from ctxmode.platforms._common import shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
-from ctxmode.vocab.toolnames import canonical_tool_name
 
 PLATFORM_ID = "dsh"
 EVENTS = {
@@ -39,27 +38,6 @@ TRUNCATED_MARKER = "[output truncated; full output: "
 EXIT_MARKER = "[exit code: "
 
 
-def parse(payload: dict, host_event: str) -> HookEvent:
-    payload = payload if isinstance(payload, dict) else {}
-    canonical = EVENTS.get(host_event, "")
-    tool = fields.text(payload, "tool")
-    arguments = payload.get("input")
-    return HookEvent(
-        PLATFORM_ID,
-        canonical,
-        host_event=host_event,
-        tool=canonical_tool_name(tool),  # bash, and pwsh on Windows, route as the shell
-        tool_input=dict(arguments) if isinstance(arguments, dict) else {},
-        tool_output=tool_result(payload.get("result")) if canonical == ev.POST_TOOL_USE else None,
-        session_id=fields.session_id(payload),
-        project_dir=fields.project_dir(payload),
-        prompt=prompt_text(payload.get("prompt")),
-        source="compact" if host_event == "compacted" else "startup",
-        agent_id=fields.text(payload, "agentId"),
-        raw=payload,
-    )
-
-
 def _text(content: object) -> str:
     """DSH's result content (a list of text blocks) as one text."""
     if not isinstance(content, list):
@@ -71,13 +49,13 @@ def _text(content: object) -> str:
     )
 
 
-def tool_result(result: object) -> ToolResult:
+def tool_result(payload: dict) -> ToolResult:
     """A result as DSH renders it; for bash the exit code and the spilled stdout file.
 
     DSH's bash keeps the last 64,000 bytes of stdout, writes the whole stream to a file
     and renders `<tail>\\n\\n[output truncated; full output: PATH]\\n[stderr]\\n…\\n[exit code: N]`.
     """
-    result = result if isinstance(result, dict) else {}
+    result = fields.obj(payload, "result")
     text = _text(result.get("content"))
     value = fields.obj(result, "value")
     code = value.get("exitCode")
@@ -124,6 +102,9 @@ def _exit_code(text: str) -> int | None:
         return int(digits)
     except ValueError:
         return None
+
+
+parse = shim_parser(PLATFORM_ID, EVENTS, tool_result)  # bash (pwsh on Windows) is the shell
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult, is_shell
+from ctxmode.platforms._common import shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
-from ctxmode.vocab.toolnames import SERVER_NAME, canonical_tool_name
+from ctxmode.vocab.toolnames import SERVER_NAME
 
 PLATFORM_ID = "openclaw"
 EVENTS = {
@@ -41,35 +42,14 @@ SPOOL_DIR = "openclaw-spool"  # under the data root's tmp dir: one file per teed
 NO_TEE_PROGRAMS = frozenset(("nohup", "setsid", "disown", "daemonize"))
 
 
-def parse(payload: dict, host_event: str) -> HookEvent:
-    payload = payload if isinstance(payload, dict) else {}
-    canonical = EVENTS.get(host_event, "")
-    arguments = payload.get("input")
-    event = HookEvent(
-        PLATFORM_ID,
-        canonical,
-        host_event=host_event,
-        tool=canonical_tool_name(fields.text(payload, "tool")),  # exec routes as the shell
-        tool_input=dict(arguments) if isinstance(arguments, dict) else {},
-        session_id=fields.session_id(payload),
-        project_dir=fields.project_dir(payload),
-        prompt=fields.text(payload, "prompt"),
-        source="compact" if host_event == "compacted" else "startup",
-        agent_id=fields.text(payload, "agentId"),
-        raw=payload,
-    )
-    if canonical == ev.POST_TOOL_USE:
-        event.tool_output = tool_result(payload.get("result"), spool_path(event))
-    return event
-
-
-def tool_result(result: object, spool: str) -> ToolResult:
-    """What the tool returned; a teed shell call's whole output is in `spool`."""
+def tool_result(payload: dict) -> ToolResult:
+    """What the tool returned; a teed shell call's whole output is in its spool file."""
     import os
 
-    result = result if isinstance(result, dict) else {}
+    result = fields.obj(payload, "result")
     text = result.get("text")
     code = result.get("exitCode")
+    spool = spool_path(payload)
     return ToolResult(
         text if isinstance(text, str) else "",
         is_error=result.get("isError") is True,
@@ -78,16 +58,20 @@ def tool_result(result: object, spool: str) -> ToolResult:
     )
 
 
-def spool_path(event: HookEvent) -> str:
+parse = shim_parser(PLATFORM_ID, EVENTS, tool_result)
+
+
+def spool_path(payload: dict) -> str:
     """Where a shell call's teed output goes: one file per session and call ("" if unnamed)."""
     import os
 
     from ctxmode import paths
 
-    call = fields.text(event.raw, "callId")
+    call = fields.text(payload, "callId")
     if not call:
         return ""
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{event.session_id}-{call}")
+    key = f"{fields.session_id(payload)}-{call}"
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)
     return os.path.join(paths.data_root(), "tmp", SPOOL_DIR, name[:200] + ".out")
 
 
@@ -126,7 +110,7 @@ def _tee(event: HookEvent) -> HookOutput:
     import os
 
     command = event.tool_input.get("command")
-    spool = spool_path(event)
+    spool = spool_path(event.raw)
     if not is_shell(fields.text(event.raw, "tool")) or not isinstance(command, str):
         return HookOutput()
     if not spool or not command.strip() or not can_tee(command):
@@ -142,7 +126,7 @@ def _drop_spool(event: HookEvent) -> None:
     import contextlib
     import os
 
-    spool = spool_path(event)
+    spool = spool_path(event.raw)
     if spool:
         with contextlib.suppress(OSError):
             os.remove(spool)

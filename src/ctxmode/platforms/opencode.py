@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
+from ctxmode.platforms._common import shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
-from ctxmode.vocab.toolnames import SERVER_NAME, canonical_tool_name
+from ctxmode.vocab.toolnames import SERVER_NAME
 
 PLATFORM_ID = "opencode"
 EVENTS = {
@@ -37,43 +38,9 @@ EVENTS = {
 ARGUMENT_ALIASES = {"filePath": "file_path"}
 
 
-def parse_for(platform_id: str, aliases: dict[str, str] | None = None, read_result=None):
-    """The shim payload's parser for `platform_id`; Pi's shim sends the same shape, with
-    its own argument `aliases` and its own `read_result` (what the tool returned)."""
-    aliases = ARGUMENT_ALIASES if aliases is None else aliases
-    read_result = tool_result if read_result is None else read_result
-
-    def parse(payload: dict, host_event: str) -> HookEvent:
-        payload = payload if isinstance(payload, dict) else {}
-        canonical = EVENTS.get(host_event, "")
-        arguments = payload.get("input")
-        tool_input = dict(arguments) if isinstance(arguments, dict) else {}
-        for theirs, ours in aliases.items():
-            if theirs in tool_input and ours not in tool_input:
-                tool_input[ours] = tool_input[theirs]
-        return HookEvent(
-            platform_id,
-            canonical,
-            host_event=host_event,
-            tool=canonical_tool_name(fields.text(payload, "tool")),
-            tool_input=tool_input,
-            tool_output=read_result(payload.get("result"))
-            if canonical == ev.POST_TOOL_USE
-            else None,
-            session_id=fields.session_id(payload),
-            project_dir=fields.project_dir(payload),
-            prompt=fields.text(payload, "prompt"),
-            source="compact" if host_event == "compacted" else "startup",
-            agent_id=fields.text(payload, "agentId"),
-            raw=payload,
-        )
-
-    return parse
-
-
-def tool_result(result: object) -> ToolResult:
+def tool_result(payload: dict) -> ToolResult:
     """What the tool returned; a bash output the host truncated points at its full file."""
-    result = result if isinstance(result, dict) else {}
+    result = fields.obj(payload, "result")
     output = result.get("output")
     metadata = fields.obj(result, "metadata")
     code = metadata.get("exit")
@@ -311,7 +278,7 @@ def platform_for(
         id=platform_id,
         name=name,
         events=EVENTS,
-        parse=parse_for(platform_id),
+        parse=shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES),
         render=render_with_rewrites,
         tool_prefix=lambda server: f"{server}_",  # OpenCode names MCP tools `<server>_<tool>`
         can_deny=True,

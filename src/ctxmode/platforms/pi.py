@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
+from ctxmode.platforms._common import shim_parser
+from ctxmode.vocab import fields
 from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "pi"
@@ -31,12 +33,12 @@ ARGUMENT_ALIASES = {"path": "file_path"}
 EXIT_LINE = "Command exited with code "  # Pi's and OMP's last line after a non-zero exit
 
 
-def tool_result(result: object) -> ToolResult:
+def tool_result(payload: dict) -> ToolResult:
     """What the tool returned; a shell output the host cut points at the file holding all
     of it. A command that ran and exited non-zero is an exit code, as on every other host
     (Pi and OMP flag it as a failed tool), so its big output is cut like any other, its
     error lines and exit code kept; a tool that failed to run stays a failure."""
-    result = result if isinstance(result, dict) else {}
+    result = fields.obj(payload, "result")
     output = result.get("output")
     text = output if isinstance(output, str) else ""
     full = result.get("fullOutputPath")
@@ -141,7 +143,7 @@ def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
         id=platform_id,
         name=name,
         events=EVENTS,
-        parse=opencode.parse_for(platform_id, ARGUMENT_ALIASES, tool_result),
+        parse=shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES),
         render=opencode.render,
         tool_prefix=lambda server: "",  # the extension registers our tools under their own names
         can_deny=True,
