@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,41 @@ def test_the_middleware_indexes_the_teed_file_and_removes_it(tmp_path: Path):
     assert not spool.exists()
     found = ctx("search", "NEEDLE-outside-the-window", cwd=Path.cwd())
     assert "NEEDLE-outside-the-window" in found.stdout, found.stdout + found.stderr
+
+
+def make_spools(directory: Path, ages_s: list[float], now: float) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    made = []
+    for number, age in enumerate(ages_s):
+        spool = directory / f"s1-call_{number}.out"
+        spool.write_text(f"output of call {number}\n")
+        os.utime(spool, (now - age, now - age))
+        made.append(spool)
+    return made
+
+
+def test_spools_whose_result_never_came_are_swept_by_age_and_count(tmp_path: Path):
+    now = time.time()
+    old = make_spools(tmp_path / "old", [openclaw.SPOOL_MAX_AGE_S + 60, 5.0], now)
+    assert openclaw.sweep_spools(str(tmp_path / "old"), now) == 1
+    assert [spool.exists() for spool in old] == [False, True]
+    over = openclaw.SPOOL_MAX_FILES + 3
+    many = make_spools(tmp_path / "many", [float(n) for n in range(over)], now)
+    assert openclaw.sweep_spools(str(tmp_path / "many"), now) == 3
+    assert [spool.exists() for spool in many] == [True] * openclaw.SPOOL_MAX_FILES + [False] * 3
+    assert openclaw.sweep_spools(str(tmp_path / "absent"), now) == 0
+
+
+def test_a_new_tee_sweeps_the_spool_a_crashed_call_left(data_root: Path):
+    leaked = Path(openclaw.spool_path({"callId": "crashed", "sessionId": "s1"}))
+    leaked.parent.mkdir(parents=True, exist_ok=True)
+    leaked.write_text("never judged\n")
+    os.utime(leaked, (1, 1))
+    fresh = Path(openclaw.spool_path({"callId": "running", "sessionId": "s1"}))
+    fresh.write_text("still running\n")
+    teed = answer("before", "exec", {"command": "cat big.log"})
+    assert teed is not None and "tee " in teed["params"]["command"]
+    assert not leaked.exists() and fresh.exists()
 
 
 def test_small_and_failed_results_pass_untouched():

@@ -10,8 +10,9 @@ each run; the resume guide after a compaction) and the compaction hooks. The rul
 
 OpenClaw hands the middleware only a window of a long shell output and keeps no file of
 it, so before a shell call runs we tee its output into a spool file (`tee_command`);
-the middleware's event then indexes that file, the whole output. A command that could
-outlive the call (a background job) is not teed: the pipe would hold the call open.
+the middleware's event then indexes that file, the whole output, and removes it. A spool
+whose result never came is swept by a later tee. A command that could outlive the call
+(a background job) is not teed: the pipe would hold the call open.
 
 The shim's payload: `tool`, `input` (the call's params), `callId`, `sessionId`, `cwd`,
 `tools` (the names of the tools the host offered in this run, once known), `config`, and
@@ -39,6 +40,10 @@ EVENTS = {
     "compacted": ev.SESSION_START,  # the first prompt build after a compaction: the guide
 }
 SPOOL_DIR = "openclaw-spool"  # under the data root's tmp dir: one file per teed call
+# A spool whose result never came (the tool crashed, the Gateway was killed) is left
+# behind; each new tee sweeps those older than any call runs, and all but the newest few.
+SPOOL_MAX_AGE_S = 6 * 3600
+SPOOL_MAX_FILES = 64
 NO_TEE_PROGRAMS = frozenset(("nohup", "setsid", "disown", "daemonize"))
 
 
@@ -119,7 +124,40 @@ def _tee(event: HookEvent) -> HookOutput:
         os.makedirs(os.path.dirname(spool), exist_ok=True)
     except OSError:
         return HookOutput()
+    sweep_spools(os.path.dirname(spool))
     return HookOutput(dumps({"params": {"command": tee_command(command, spool)}}))
+
+
+def sweep_spools(directory: str, now: float | None = None) -> int:
+    """Remove the spool files in `directory` older than SPOOL_MAX_AGE_S and those past the
+    newest SPOOL_MAX_FILES; returns how many went. A file another process removed or
+    still holds open is no error (on POSIX an open file's writer keeps writing safely)."""
+    import os
+    import time
+
+    cutoff = (time.time() if now is None else now) - SPOOL_MAX_AGE_S
+    found = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+                except OSError:
+                    continue
+    except OSError:
+        return 0
+    found.sort(reverse=True)  # newest first
+    removed = 0
+    for rank, (mtime, path) in enumerate(found):
+        if mtime >= cutoff and rank < SPOOL_MAX_FILES:
+            continue
+        try:
+            os.remove(path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _drop_spool(event: HookEvent) -> None:
