@@ -32,6 +32,32 @@ export function createLogger(launch, platform) {
   }
 }
 
+// A child's stdout as JSON messages, one a line (our bridge's protocol, and MCP's stdio
+// transport): `push` each chunk as it comes, `reset` when the child is gone. A blank line
+// is skipped; one that is not JSON goes to `bad` and is skipped.
+export class JsonLines {
+  constructor(message, bad) {
+    this.message = message
+    this.bad = bad
+    this.buffer = ''
+  }
+
+  push(chunk) {
+    this.buffer += chunk
+    let newline
+    while ((newline = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, newline).trim()
+      this.buffer = this.buffer.slice(newline + 1)
+      if (!line) continue
+      let parsed
+      try { parsed = JSON.parse(line) } catch { this.bad(line); continue }
+      this.message(parsed)
+    }
+  }
+
+  reset() { this.buffer = '' }
+}
+
 function parseAnswer(text) {
   const trimmed = text.trim()
   return trimmed ? JSON.parse(trimmed) : null
@@ -76,7 +102,8 @@ class Child {
     this.process = null
     this.pending = new Map()
     this.nextId = 1
-    this.buffer = ''
+    this.lines = new JsonLines((message) => this.receive(message),
+      (line) => log(`bad line from bridge: ${line.slice(0, 200)}`))
     this.crashes = 0
   }
 
@@ -85,7 +112,7 @@ class Child {
   start() {
     const child = spawn(this.launch.bridge[0], this.launch.bridge.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] })
     child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => this.receive(chunk))
+    child.stdout.on('data', (chunk) => this.lines.push(chunk))
     child.on('error', (error) => this.lost(child, `cannot start python: ${error}`))
     child.on('exit', (code, signal) => this.lost(child, `bridge exited (${signal || code})`))
     child.stdin.on('error', () => {})
@@ -98,24 +125,16 @@ class Child {
   lost(child, why) {
     if (this.process !== child) return
     this.process = null
-    this.buffer = ''
+    this.lines.reset()
     this.crashes += 1
     this.log(why)
     for (const [, waiter] of this.pending) waiter(null)
     this.pending.clear()
   }
 
-  receive(chunk) {
-    this.buffer += chunk
-    let newline
-    while ((newline = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, newline)
-      this.buffer = this.buffer.slice(newline + 1)
-      let message
-      try { message = JSON.parse(line) } catch { this.log(`bad line from bridge: ${line.slice(0, 200)}`); continue }
-      const waiter = this.pending.get(message.id)
-      if (waiter) { this.pending.delete(message.id); waiter(message.answer ?? null) }
-    }
+  receive(message) {
+    const waiter = this.pending.get(message?.id)
+    if (waiter) { this.pending.delete(message.id); waiter(message.answer ?? null) }
   }
 
   ask(event, payload, timeoutMs) {

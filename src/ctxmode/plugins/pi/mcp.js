@@ -5,6 +5,7 @@
 // needs only initialize, tools/list and tools/call. A server that dies is started again
 // on the next call, so one crash does not take the tools away for the rest of a session.
 import { spawn } from 'node:child_process'
+import { JsonLines } from './bridge.js'
 
 const PROTOCOL_VERSION = '2025-06-18'
 
@@ -18,7 +19,8 @@ export class McpClient {
     this.ready = null
     this.pending = new Map()
     this.nextId = 1
-    this.buffer = ''
+    this.lines = new JsonLines((message) => this.receive(message),
+      (line) => log(`bad line from ctxmode serve: ${line.slice(0, 200)}`))
   }
 
   // Resolves once the server answered initialize (a fresh start after a crash).
@@ -27,7 +29,7 @@ export class McpClient {
     const child = spawn(this.command[0], this.command.slice(1), { cwd: this.cwd, stdio: ['pipe', 'pipe', 'ignore'] })
     this.process = child
     child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => this.receive(chunk))
+    child.stdout.on('data', (chunk) => this.lines.push(chunk))
     child.on('error', (error) => this.lost(child, `cannot start ctxmode serve: ${error}`))
     child.on('exit', (code, signal) => this.lost(child, `ctxmode serve exited (${signal || code})`))
     child.stdin.on('error', () => {})
@@ -54,27 +56,18 @@ export class McpClient {
     if (this.process !== child) return
     this.process = null
     this.ready = null
-    this.buffer = ''
+    this.lines.reset()
     this.log(why)
     for (const [, waiter] of this.pending) waiter.reject(new Error(why))
     this.pending.clear()
   }
 
-  receive(chunk) {
-    this.buffer += chunk
-    let newline
-    while ((newline = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, newline).trim()
-      this.buffer = this.buffer.slice(newline + 1)
-      if (!line) continue
-      let message
-      try { message = JSON.parse(line) } catch { this.log(`bad line from ctxmode serve: ${line.slice(0, 200)}`); continue }
-      const waiter = this.pending.get(message.id)
-      if (!waiter) continue
-      this.pending.delete(message.id)
-      if (message.error) waiter.reject(new Error(message.error.message || JSON.stringify(message.error)))
-      else waiter.resolve(message.result)
-    }
+  receive(message) {
+    const waiter = this.pending.get(message?.id)
+    if (!waiter) return
+    this.pending.delete(message.id)
+    if (message.error) waiter.reject(new Error(message.error.message || JSON.stringify(message.error)))
+    else waiter.resolve(message.result)
   }
 
   request(method, params, timeoutMs) {
