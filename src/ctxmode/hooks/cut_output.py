@@ -3,9 +3,8 @@
 The host already ran the tool; what it would show the model is `ToolResult.text`. When a
 host kept only part of a stream and spilled the whole of it to a file
 (`ToolResult.full_stdout_path`), the file is what gets indexed, so every line of the cut
-output is findable with one `ctx_search`. The notice (at most NOTICE_BYTES) is the
-sandbox's shaping of `ctx_execute` output: exit code, sizes, head, every error line up to
-a cap, tail, summary line, then the label and the exact search call in the host's naming.
+output is findable with one `ctx_search`. The notice is the one `ctxmode wrap` prints too
+(`ctxmode.sandbox.indexed_notice`), plus what the host had already lost.
 A content search's result (`ToolResult.matches`) is indexed as one `path:line: text` row
 per match, each row findable with its file, and its notice counts the matches per file
 instead: there, lines saying "error" are what was searched for, not failures.
@@ -20,6 +19,12 @@ from ctxmode import paths
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox.diagnostics import DiagnosticCollector
+from ctxmode.sandbox.indexed_notice import (
+    IndexingFailed,
+    index_with_notice,
+    notice_label,
+    project_knowledge,
+)
 from ctxmode.sandbox.output import Spool, StreamOutput, summarize_spool
 from ctxmode.sandbox.shaping import (
     NOTICE_BYTES,
@@ -28,8 +33,6 @@ from ctxmode.sandbox.shaping import (
     StoreKnowledge,
     fit_notice,
     head_lines,
-    shape_output,
-    unique_label,
 )
 from ctxmode.vocab.event import Decision, HookEvent
 
@@ -82,40 +85,25 @@ def cut(
     None (the result passes through untouched) when the output could not be indexed:
     nothing may be cut that cannot be found again.
     """
-    from ctxmode.store.knowledge import KnowledgeBase
-
     label = _label(tool_name)
-    search = SEARCH_CALL.format(prefix=prefix, label=label)
     run, spool = _run(result)
     note = "\n".join(part for part in (lost_note(result, spool), note) if part)
     try:
-        with KnowledgeBase.open(_root(event)) as kb:
-            reply = shape_output(
-                run,
-                label=label,
-                knowledge=StoreKnowledge(kb),
-                search_hint=f"The whole output is searchable: {search}",
-                budget=NOTICE_BYTES - len(note.encode("utf-8")),
-            )
+        notice = index_with_notice(
+            run, label=label, prefix=prefix, project_dir=event.project_dir, note=note
+        )
+    except IndexingFailed as error:
+        paths.append_log("hook-errors.log", f"cut output not indexed: {error}")
+        return None
     finally:
         if spool is not None:
             spool.close()
-    if reply.label is None:
-        paths.append_log("hook-errors.log", f"cut output not indexed: {reply.text[-300:]!r}")
-        return None
     meta = {"label": label, "bytes": run.stdout.byte_count + run.stderr.byte_count}
-    return Decision("replace_output", context=fit_notice(reply.text, note), meta=meta)
+    return Decision("replace_output", context=notice, meta=meta)
 
 
 def _label(tool_name: str) -> str:
-    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool_name)[:40]
-    return unique_label(f"tool:{safe_tool or 'tool'}")
-
-
-def _root(event: HookEvent) -> str:
-    from ctxmode import project
-
-    return project.resolve_project_root(event.project_dir or None)
+    return notice_label("tool", tool_name, "tool")
 
 
 MATCH_ROW_CHARS = 240  # a match row shown in a notice (the index keeps it whole)
@@ -153,12 +141,10 @@ def cut_matches(
     Every match is indexed, also those the host itself left out of what it showed.
     None (the result passes through untouched) when the matches could not be indexed.
     """
-    from ctxmode.store.knowledge import KnowledgeBase
-
     matches = result.matches
     label = _label(tool_name)
     try:
-        with KnowledgeBase.open(_root(event)) as kb:
+        with project_knowledge(event.project_dir) as kb:
             chunks = StoreKnowledge(kb).index(label, _rows(matches))
     except Exception as error:  # nothing may be cut that cannot be found again
         paths.append_log("hook-errors.log", f"matches not indexed: {error!r}")

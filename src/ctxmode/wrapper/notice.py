@@ -1,25 +1,16 @@
-"""The wrapper's slow path: index a big output in full and say what matters in a notice.
+"""The wrapper's slow path: its two spilled streams indexed in full, a notice in their place.
 
-The notice (at most NOTICE_BYTES) is the shaping the sandbox gives `ctx_execute` output
-(exit code, sizes, head, every diagnostic line up to a cap, tail, the summary line),
-ending with the label and the exact search call, in the host's tool naming.
+The notice is `ctxmode.sandbox.indexed_notice`'s, as for Tier 2; this module reads the
+wrapper's capture and names the label after the command's first word.
 """
 
 from __future__ import annotations
 
-from ctxmode.errors import CtxmodeError
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox.diagnostics import DiagnosticCollector
+from ctxmode.sandbox.indexed_notice import index_with_notice, notice_label
 from ctxmode.sandbox.output import summarize_spool
-from ctxmode.sandbox.shaping import (
-    NOTICE_BYTES,
-    SEARCH_CALL,
-    CommandRun,
-    StoreKnowledge,
-    fit_notice,
-    shape_output,
-    unique_label,
-)
+from ctxmode.sandbox.shaping import CommandRun
 from ctxmode.wrapper.capture import Captured
 
 
@@ -35,9 +26,7 @@ def tool_prefix(host_id: str) -> str:
 def command_label(command: str) -> str:
     """A fresh label naming the command's first word, e.g. `cmd:pytest:20261201T150405-3f9a1c`."""
     words = command.split()
-    name = words[0].rsplit("/", 1)[-1] if words else "shell"
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40] or "shell"
-    return unique_label(f"cmd:{safe}")
+    return notice_label("cmd", words[0].rsplit("/", 1)[-1] if words else "", "shell")
 
 
 def wrapped_run(captured: Captured) -> CommandRun:
@@ -60,26 +49,10 @@ def build_notice(captured: Captured, command: str, host_id: str, project_dir: st
 
     Raises `IndexingFailed` when the output could not be indexed (then nothing may be cut).
     """
-    from ctxmode import project
-    from ctxmode.store.knowledge import KnowledgeBase
-
-    run = wrapped_run(captured)
-    label = command_label(command)
-    search = SEARCH_CALL.format(prefix=tool_prefix(host_id), label=label)
-    root = project.resolve_project_root(project_dir or None)
-    with KnowledgeBase.open(root) as kb:
-        reply = shape_output(
-            run,
-            label=label,
-            knowledge=StoreKnowledge(kb),
-            search_hint=f"The whole output is searchable: {search}",
-            budget=NOTICE_BYTES,
-            inline_limit=-1,  # the wrapper already found the output too big to print
-        )
-    if reply.label is None:
-        raise IndexingFailed(reply.text.rsplit("\n", 1)[-1])
-    return fit_notice(reply.text)
-
-
-class IndexingFailed(CtxmodeError):
-    """The knowledge base did not take the output."""
+    return index_with_notice(
+        wrapped_run(captured),
+        label=command_label(command),
+        prefix=tool_prefix(host_id),
+        project_dir=project_dir,
+        inline_limit=-1,  # the wrapper already found the output too big to print
+    )
