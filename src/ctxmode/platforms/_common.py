@@ -261,3 +261,17 @@ def shim_parser(
         )
 
     return parse
+
+
+def shim_answer(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """What a plugin shim is told, as JSON: `{deny}` a call, `{output}` in place of its
+    result, a `{section}` of context; "" means carry on untouched."""
+    if decision is None:
+        return HookOutput()
+    if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
+        return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
+    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
+        return HookOutput(dumps({"output": decision.context}))
+    if decision.action == ev.CONTEXT and decision.context:
+        return HookOutput(dumps({"section": decision.context}))
+    return HookOutput()

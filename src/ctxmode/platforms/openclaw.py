@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult, is_shell
-from ctxmode.platforms._common import shim_parser
+from ctxmode.platforms._common import shim_answer, shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -171,24 +171,13 @@ def _drop_spool(event: HookEvent) -> None:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    """The shim's instruction, as JSON; "" means carry on untouched.
-
-    A shell call we let run is teed (its rewrite is the answer); once its result was
-    judged, the spool file goes.
-    """
+    """The shim's answer (`shim_answer`); a shell call we let run is teed (its rewrite is
+    the answer), and once its result was judged, the spool file goes."""
     if event.event == ev.POST_TOOL_USE:
         _drop_spool(event)
-    if event.event == ev.PRE_TOOL_USE:
-        if decision is not None and decision.action == ev.DENY:
-            return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
-        return _tee(event) if decision is None else HookOutput()
-    if decision is None:
-        return HookOutput()
-    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
-        return HookOutput(dumps({"output": decision.context}))
-    if decision.action == ev.CONTEXT and decision.context:
-        return HookOutput(dumps({"section": decision.context}))
-    return HookOutput()
+    if event.event == ev.PRE_TOOL_USE and decision is None:
+        return _tee(event)
+    return shim_answer(event, decision)
 
 
 # --------------------------------------------------------------- installer (off the hook path)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
-from ctxmode.platforms._common import shim_parser
+from ctxmode.platforms._common import shim_answer, shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -56,10 +56,10 @@ def tool_result(payload: dict) -> ToolResult:
 
 
 def render_with_rewrites(event: HookEvent, decision: Decision | None) -> HookOutput:
-    """`render`, plus a rewrite as the arguments it changed (`{args}`: the shim merges them)."""
+    """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`: the shim merges them)."""
     if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
         return HookOutput(dumps({"args": changed_arguments(event, decision.updated_input)}))
-    return render(event, decision)
+    return shim_answer(event, decision)
 
 
 def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
@@ -70,19 +70,6 @@ def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
         for key, value in (updated or {}).items()
         if event.tool_input.get(key, object()) != value
     }
-
-
-def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    """The shim's instruction, as JSON; "" means carry on untouched."""
-    if decision is None:
-        return HookOutput()
-    if event.event == ev.PRE_TOOL_USE and decision.action == ev.DENY:
-        return HookOutput(dumps({"deny": decision.reason or "Blocked by ctxmode."}))
-    if event.event == ev.POST_TOOL_USE and decision.action == ev.REPLACE_OUTPUT:
-        return HookOutput(dumps({"output": decision.context}))
-    if decision.action == ev.CONTEXT and decision.context:
-        return HookOutput(dumps({"section": decision.context}))
-    return HookOutput()
 
 
 # --------------------------------------------------------------- installer (off the hook path)

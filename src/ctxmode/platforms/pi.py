@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
-from ctxmode.platforms._common import shim_parser
+from ctxmode.platforms._common import shim_answer, shim_parser
 from ctxmode.vocab import fields
 from ctxmode.vocab.platform import Installer, Platform
 
@@ -144,7 +144,7 @@ def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
         name=name,
         events=EVENTS,
         parse=shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES),
-        render=opencode.render,
+        render=shim_answer,
         tool_prefix=lambda server: "",  # the extension registers our tools under their own names
         can_deny=True,
         can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
