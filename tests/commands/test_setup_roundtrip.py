@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -163,13 +164,8 @@ def test_a_directory_the_user_had_stays_even_empty(machine):
     assert (machine / "project" / ".kimi").is_dir() and (machine / "home" / ".kimi-code").is_dir()
 
 
-# ------------------------------------------------------- any user settings, JSON hosts
+# --------------------------------------------------- any user JSON, every host's files
 
-JSON_SETTINGS = {  # host -> its settings file under HOME, holding hooks and servers
-    "claude-code": ".claude/settings.json",
-    "gemini-cli": ".gemini/settings.json",
-    "qwen-code": ".qwen/settings.json",
-}
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 values = st.recursive(
     scalars,
@@ -178,35 +174,48 @@ values = st.recursive(
     ),
     max_leaves=8,
 )
-their_hook = st.fixed_dictionaries(
-    {"matcher": st.text(max_size=6), "hooks": st.just([{"type": "command", "command": "lint"}])}
-)
-user_settings = st.fixed_dictionaries(
+their_hook = st.sampled_from([
+    {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]},
+    {"type": "command", "command": "lint"},
+    {"type": "command", "bash": "lint", "timeoutSec": 5},
+])
+their_servers = st.dictionaries(st.sampled_from(["theirs", "other"]),
+                                st.just({"command": "their-server", "args": []}), max_size=2)
+user_json = st.fixed_dictionaries(
     {},
     optional={
-        "hooks": st.dictionaries(st.sampled_from(["PreToolUse", "Stop", "Mine"]),
+        "hooks": st.dictionaries(st.sampled_from(["PreToolUse", "Stop", "preToolUse", "Mine"]),
                                  st.lists(their_hook, max_size=2), max_size=3),
-        "mcpServers": st.dictionaries(st.sampled_from(["theirs", "other"]),
-                                      st.just({"command": "their-server"}), max_size=2),
+        "mcpServers": their_servers,
+        "servers": their_servers,
+        "context_servers": their_servers,
         "model": values,
         "theme": values,
     },
 )  # fmt: skip
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    platform=st.sampled_from(sorted(JSON_SETTINGS)),
-    document=user_settings,
-    indent=st.sampled_from([None, 2, 4, "\t"]),
-)
-def test_any_user_settings_come_back_byte_for_byte(machine, platform, document, indent):
-    path = machine / "home" / JSON_SETTINGS[platform]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=indent))
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=st.sampled_from(CASES), data=st.data())
+def test_any_user_json_comes_back_byte_for_byte(machine, case, data):
+    platform, scope = case
+    args = scope_args(scope, machine)
+    data_root = Path(os.environ["CTXMODE_DIR"])
+    for left in [machine / "home", data_root, *(machine / "project").iterdir()]:
+        if left.name != ".git":  # each example starts from nothing (and an empty ledger)
+            shutil.rmtree(left) if left.is_dir() else left.unlink(missing_ok=True)
+    (machine / "home").mkdir()
+    for path in planned_files(platform, args):
+        if path.endswith(".json"):
+            document = data.draw(user_json)
+            indent = data.draw(st.sampled_from([None, 2, 4, "\t"]))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            Path(path).write_text(json.dumps(document, indent=indent))
     before = tree(machine)
-    setup(platform)
-    setup("--uninstall", platform)
+    setup(platform, *args)
+    setup("--uninstall", platform, *args)
+    if args:
+        setup("--uninstall", platform)
     assert tree(machine) == before
 
 

@@ -442,6 +442,12 @@ def test_install_then_uninstall_gives_back_the_document(hooks, extra):
     assert edited == document
 
 
+def test_removing_ours_twice_keeps_the_users_empty_hooks_table():
+    document = {"hooks": {}, "model": "x"}
+    inst.drop_hooks(document, "f")  # a second uninstall: nothing of ours is left
+    assert document == {"hooks": {}, "model": "x"}
+
+
 toml_keys = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
 
 

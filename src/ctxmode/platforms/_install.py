@@ -116,6 +116,8 @@ def drop_hooks(document: dict, path: str, key: str = "hooks") -> None:
     if key not in document:
         return
     table = hooks_table(document, path, key)
+    if not table:
+        return  # the user's own empty table stays
     for event, current in list(table.items()):
         if not isinstance(current, list):
             continue
