@@ -174,13 +174,18 @@ values = st.recursive(
     ),
     max_leaves=8,
 )
-their_hook = st.sampled_from([
-    {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]},
-    {"type": "command", "command": "lint"},
-    {"type": "command", "bash": "lint", "timeoutSec": 5},
-])
-their_servers = st.dictionaries(st.sampled_from(["theirs", "other"]),
-                                st.just({"command": "their-server", "args": []}), max_size=2)
+their_hook = st.sampled_from(
+    [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]},
+        {"type": "command", "command": "lint"},
+        {"type": "command", "bash": "lint", "timeoutSec": 5},
+    ]
+)
+their_servers = st.dictionaries(
+    st.sampled_from(["theirs", "other"]),
+    st.just({"command": "their-server", "args": []}),
+    max_size=2,
+)
 user_json = st.fixed_dictionaries(
     {},
     optional={
