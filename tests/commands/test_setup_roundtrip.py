@@ -151,7 +151,8 @@ def test_a_projects_uninstall_keeps_the_other_projects_routing(machine):
     setup("kimi", "--project", str(other))
     config = machine / "home" / ".kimi-code" / "config.toml"
     installed = config.read_bytes()
-    setup("--uninstall", "kimi", "--project", str(machine / "project"))
+    told = setup("--uninstall", "kimi", "--project", str(machine / "project"))
+    assert f"Kept {config}: other projects use it" in told
     assert config.read_bytes() == installed
     assert "ctxmode routing" in (other / ".kimi" / "AGENTS.md").read_text()
     assert not (machine / "project" / ".kimi").exists()

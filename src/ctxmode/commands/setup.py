@@ -101,9 +101,11 @@ def command(
     else:
         changes = installer.install_changes(prefix, server_command(), root, **options)
     changes += instruction_changes(host, root, uninstall)
+    shared = []  # one project's uninstall: the user-level files other projects use stay
     if uninstall:
-        kept = bool(project_dir)  # one project's uninstall: the other projects keep theirs
-        changes = restoring([change for change in changes if not (kept and change.shared)])
+        one_project = bool(project_dir)
+        shared = [c for c in changes if one_project and c.shared and c.changed]
+        changes = restoring([c for c in changes if not (one_project and c.shared)])
     pending = [change for change in changes if change.changed]
     if print_only:
         _print_plan(installer, prefix, pending, uninstall)
@@ -119,7 +121,12 @@ def command(
         click.echo(done[0].upper() + done[1:])
     if uninstall:
         drop_backups(changes)
-    if not pending:
+    for change in shared:
+        click.echo(
+            f"Kept {change.path}: other projects use it "
+            f"(`ctxmode setup {platform} --uninstall` without --project removes it)"
+        )
+    if not pending and not shared:
         click.echo(f"ctxmode is already {'absent from' if uninstall else 'set up for'} {platform}")
     if installer.note and not uninstall:
         click.echo(installer.note)
