@@ -168,13 +168,13 @@ def test_a_directory_the_user_had_stays_even_empty(machine):
 # --------------------------------------------------- any user JSON, every host's files
 
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
-values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
+
+
+def nested_values(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+
+
+values = st.recursive(scalars, nested_values, max_leaves=8)
 their_hook = st.sampled_from(
     [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]},

@@ -122,6 +122,9 @@ def test_project_scope_hooks_run_in_a_trusted_folder_and_uninstall(world: HostWo
                  cwd=world.root, env=world.env())  # fmt: skip
     assert undone.returncode == 0, undone.stderr
     assert not (world.work / ".github" / "hooks" / "context-mode.json").exists()
+    assert "context-mode" in (copilot_home / "mcp-config.json").read_text()  # other repos' too
+    undone = ctx("setup", "copilot-cli", "--uninstall", cwd=world.root, env=world.env())
+    assert undone.returncode == 0, undone.stderr
     assert not (copilot_home / "mcp-config.json").exists()
 
 
