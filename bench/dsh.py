@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from ctxmode.launch import fast_hook_prefix  # noqa: E402
-from ctxmode.platforms import dsh as dsh_platform  # noqa: E402
+from ctxmode.platforms._shim import launch_config  # noqa: E402
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
 
@@ -250,7 +250,7 @@ def latency_part(root: Path, n: int) -> None:
     work = root / "latency"
     work.mkdir()
     hook = fast_hook_prefix()
-    launch = json.loads(dsh_platform.launch_config(hook))
+    launch = json.loads(launch_config("dsh", hook))
     tools = ["bash", "read", "mcp__context-mode__ctx_execute", "mcp__context-mode__ctx_search"]
     base = {"callId": "c", "sessionId": "bench", "cwd": str(work), "tools": tools, "config": {}}
     small = {"content": [{"type": "text", "text": "file-a\nfile-b\n"}], "isError": False,

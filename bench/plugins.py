@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
 
 from ctxmode.launch import fast_hook_prefix  # noqa: E402
-from ctxmode.platforms import opencode  # noqa: E402
+from ctxmode.platforms._shim import launch_config  # noqa: E402
 from dsh import make_inputs, search_turn  # noqa: E402  (the same inputs, needles and search turn as DSH's)
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
@@ -194,9 +194,8 @@ def latency_part(root: Path, n: int, host_id: str) -> None:
     for source in (PLUGINS / shim).glob("*.js"):
         shutil.copy(source, plugin / source.name)
     shutil.copy(BRIDGE_JS, plugin / "bridge.js")
-    launch = json.loads(opencode.launch_config(host_id, fast_hook_prefix()))
-    launch["serve"] = [sys.executable, "-m", "ctxmode", "serve"]  # Pi and OMP: our tools
-    (plugin / "ctxmode.json").write_text(json.dumps(launch))
+    serve = [sys.executable, "-m", "ctxmode", "serve"]  # Pi and OMP: our tools
+    (plugin / "ctxmode.json").write_text(launch_config(host_id, fast_hook_prefix(), serve=serve))
     script = root / "timer.mjs"
     calls = PI_CALLS if shim == "pi" else OPENCODE_CALLS
     script.write_text((calls + NODE_TIMER) % {"plugin": json.dumps((plugin / "index.js").as_uri()),

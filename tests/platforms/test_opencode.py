@@ -14,6 +14,7 @@ from ctxmode.hooks import plugin_rules as rules
 from ctxmode.platforms import _install as inst
 from ctxmode.platforms import from_environment, kilo, load, opencode
 from ctxmode.server.instructions import client_platform, instructions_for
+from ctxmode.vocab.toolnames import OWN_TOOLS
 from support.cli import ctx
 
 PREFIX = "context-mode_"
@@ -148,6 +149,7 @@ def test_setup_merges_into_jsonc_is_idempotent_and_uninstall_restores(module, ap
     assert document["mcp"]["docs"] == mine["mcp"]["docs"] and document["model"] == "x/y"
     launch = json.loads((xdg / app / "ctxmode-plugin" / "ctxmode.json").read_text())
     assert launch["hook"][-1] == module.PLATFORM.id and launch["server"] == "context-mode"
+    assert set(launch["ourTools"]) == OWN_TOOLS  # the shim names our tools from these
     assert Path(str(path) + inst.BACKUP_SUFFIX).read_text().startswith("// my settings")
     assert not any(change.changed for change in installer.install_changes(HOOK, SERVER))
     apply_all(installer.uninstall_changes())

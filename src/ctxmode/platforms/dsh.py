@@ -128,7 +128,6 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
 BUNDLE = "ctxmode-dsh"  # our bundle's package name in a profile
 MCP_ROW_ID = "context-mode"
 BUNDLE_FILES = ("package.json", "cordis.patch.yml", "index.js")  # plus the shared bridge.js
-LAUNCH_FILE = "ctxmode.json"  # how the shim starts Python: written by setup, no placeholders
 # DSH's shipped profile templates (as `dsh` 0.2.1rc2 initializes a profile on first use):
 # setup makes a missing profile the same way, plus our bundle, so DSH still loads its own.
 SHIPPED_BUNDLES = {
@@ -202,24 +201,6 @@ def hook_commands(command: str) -> dict[str, str]:
     return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
 
 
-def launch_config(hook_prefix: str) -> str:
-    """`ctxmode.json`: the argv of the per-call hook and of the long-lived bridge."""
-    import json
-    import os
-    import shlex
-
-    from ctxmode import paths
-
-    hook = shlex.split(hook_prefix)
-    bridge = [part.replace("ctxmode._hook", "ctxmode._bridge") for part in hook]
-    launch = {
-        "hook": [*hook, PLATFORM_ID],
-        "bridge": [*bridge, PLATFORM_ID],
-        "log": os.path.join(paths.logs_dir(), "plugin-errors.log"),
-    }
-    return json.dumps(launch, indent=2) + "\n"
-
-
 def mcp_row(server_command: list[str]) -> str:
     """Our MCP mount, one JSON flow row of the profile's patch list (YAML accepts JSON)."""
     import json
@@ -258,20 +239,10 @@ def _patch_with_row(text: str, row: str) -> str:
 
 
 def _bundle_changes(directory: str, hook_prefix: str, remove: bool) -> list:
-    import os
-    from importlib.resources import files
+    from ctxmode.platforms._shim import launch_config, shim_changes
 
-    from ctxmode.platforms._install import Change, read_text
-
-    source = files("ctxmode.plugins")
-    wanted = {name: (source / "dsh" / name).read_text(encoding="utf-8") for name in BUNDLE_FILES}
-    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
-    wanted[LAUNCH_FILE] = launch_config(hook_prefix)
-    changes = []
-    for name, text in wanted.items():
-        path = os.path.join(directory, name)
-        changes.append(Change(path, read_text(path), None if remove else text, owned=True))
-    return changes
+    launch = launch_config(PLATFORM_ID, hook_prefix)
+    return shim_changes(directory, "dsh", BUNDLE_FILES, launch, remove)
 
 
 def _package_edit(remove: bool):

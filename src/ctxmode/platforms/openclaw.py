@@ -226,23 +226,10 @@ def hook_commands(command: str) -> dict[str, str]:
 
 
 def _plugin_changes(hook_prefix: str, remove: bool) -> list:
-    import os
-    from importlib.resources import files
+    from ctxmode.platforms._shim import launch_config, shim_changes
 
-    from ctxmode.platforms._install import Change, read_text
-    from ctxmode.platforms.opencode import LAUNCH_FILE, launch_config
-
-    source = files("ctxmode.plugins")
-    wanted = {
-        name: (source / "openclaw" / name).read_text(encoding="utf-8") for name in PLUGIN_FILES
-    }
-    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
-    wanted[LAUNCH_FILE] = launch_config(PLATFORM_ID, hook_prefix)
-    return [
-        Change(path, read_text(path), None if remove else text, owned=True)
-        for name, text in wanted.items()
-        for path in [os.path.join(plugin_dir(), name)]
-    ]
+    launch = launch_config(PLATFORM_ID, hook_prefix)
+    return shim_changes(plugin_dir(), "openclaw", PLUGIN_FILES, launch, remove)
 
 
 def _table(document: dict, path: str, *keys: str) -> dict:

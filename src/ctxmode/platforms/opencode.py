@@ -76,7 +76,6 @@ def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
 
 PLUGIN_DIR = "ctxmode-plugin"  # beside the config; not `plugin(s)/`, which the host loads whole
 PLUGIN_FILES = ("index.js",)  # plus the shared bridge.js and the launch file
-LAUNCH_FILE = "ctxmode.json"
 
 
 def config_dir(app: str, project_dir: str) -> str:
@@ -104,27 +103,6 @@ def plugin_url(app: str, project_dir: str) -> str:
     return Path(os.path.join(config_dir(app, project_dir), PLUGIN_DIR, "index.js")).as_uri()
 
 
-def launch_config(platform_id: str, hook_prefix: str, config: dict | None = None) -> str:
-    """The launch file: how the shim starts our Python side, and the plugin's `config`."""
-    import json
-    import os
-    import shlex
-
-    from ctxmode import paths
-
-    hook = shlex.split(hook_prefix)
-    bridge = [part.replace("ctxmode._hook", "ctxmode._bridge") for part in hook]
-    launch = {
-        "hook": [*hook, platform_id],
-        "bridge": [*bridge, platform_id],
-        "server": SERVER_NAME,
-        "log": os.path.join(paths.logs_dir(), "plugin-errors.log"),
-    }
-    if config:
-        launch["config"] = config
-    return json.dumps(launch, indent=2) + "\n"
-
-
 def plugin_config(launch_text: str | None, threshold: int | None) -> dict:
     """The plugin settings to write: those the last setup wrote, `threshold` if given."""
     import json
@@ -148,23 +126,14 @@ def _plugin_changes(
     threshold: int | None = None,
 ):
     import os
-    from importlib.resources import files
 
-    from ctxmode.platforms._install import Change, read_text
+    from ctxmode.platforms._install import read_text
+    from ctxmode.platforms._shim import LAUNCH_FILE, launch_config, shim_changes
 
-    source = files("ctxmode.plugins")
     directory = os.path.join(config_dir(app, project_dir), PLUGIN_DIR)
-    wanted = {
-        name: (source / "opencode" / name).read_text(encoding="utf-8") for name in PLUGIN_FILES
-    }
-    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
     config = plugin_config(read_text(os.path.join(directory, LAUNCH_FILE)), threshold)
-    wanted[LAUNCH_FILE] = launch_config(platform_id, hook_prefix, config)
-    return [
-        Change(path, read_text(path), None if remove else text, owned=True)
-        for name, text in wanted.items()
-        for path in [os.path.join(directory, name)]
-    ]
+    launch = launch_config(platform_id, hook_prefix, config=config)
+    return shim_changes(directory, "opencode", PLUGIN_FILES, launch, remove)
 
 
 def _config_edit(url: str, server: dict | None):

@@ -78,32 +78,14 @@ def extensions_dir(app: str, project_dir: str) -> str:
     return os.path.join(agent, "extensions")
 
 
-def shim_changes(
-    platform_id: str,
-    shim: str,
-    directory: str,
-    hook_prefix: str,
-    server_command: list[str],
-    remove: bool,
+def _extension_changes(
+    platform_id: str, directory: str, hook_prefix: str, server_command: list[str], remove: bool
 ) -> list:
-    """Our shim's files (`shim` package data, bridge.js, the launch file) in `directory`."""
-    import json
-    import os
-    from importlib.resources import files
+    """Our extension (Pi's shim, which OMP loads too) in `directory`, starting `server_command`."""
+    from ctxmode.platforms._shim import launch_config, shim_changes
 
-    from ctxmode.platforms._install import Change, read_text
-    from ctxmode.platforms.opencode import LAUNCH_FILE, launch_config
-
-    source = files("ctxmode.plugins")
-    wanted = {name: (source / shim / name).read_text(encoding="utf-8") for name in SHIM_FILES}
-    wanted["bridge.js"] = (source / "bridge.js").read_text(encoding="utf-8")
-    launch = {**json.loads(launch_config(platform_id, hook_prefix)), "serve": server_command}
-    wanted[LAUNCH_FILE] = json.dumps(launch, indent=2) + "\n"
-    return [
-        Change(path, read_text(path), None if remove else text, owned=True)
-        for name, text in wanted.items()
-        for path in [os.path.join(directory, name)]
-    ]
+    launch = launch_config(platform_id, hook_prefix, serve=server_command)
+    return shim_changes(directory, "pi", SHIM_FILES, launch, remove)
 
 
 def installer_for(platform_id: str, app: str, note: str) -> Installer:
@@ -121,12 +103,12 @@ def installer_for(platform_id: str, app: str, note: str) -> Installer:
         return hook_lines(command, platform_id, {name: name for name in EVENTS})
 
     def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
-        return shim_changes(
-            platform_id, "pi", directory(project_dir), hook_prefix, list(server_command), False
+        return _extension_changes(
+            platform_id, directory(project_dir), hook_prefix, list(server_command), False
         )
 
     def uninstall_changes(project_dir: str = "") -> list:
-        return shim_changes(platform_id, "pi", directory(project_dir), "", [], True)
+        return _extension_changes(platform_id, directory(project_dir), "", [], True)
 
     return Installer(
         scopes=("user", "project"),

@@ -12,8 +12,17 @@ import { dirname, join } from 'node:path'
 
 const RESPAWN_LIMIT = 3 // child crashes before falling back to one process per call
 
-export function readLaunch(url) {
+function readLaunch(url) {
   return JSON.parse(readFileSync(new URL('./ctxmode.json', url), 'utf8'))
+}
+
+// A shim's launch file (written beside it by `ctxmode setup`; `url` is the shim's
+// import.meta.url) and its bridge, for the platform the launch file names
+// (CTXMODE_BRIDGE=call: one process per call). Throws when there is no launch file.
+export function openBridge(url) {
+  const launch = readLaunch(url)
+  const mode = process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child'
+  return { launch, bridge: createBridge(launch, launch.hook.at(-1), mode) }
 }
 
 function logPath(launch) {

@@ -9,7 +9,7 @@
 // context before the next model request. Every decision is made in Python (`ctxmode hook dsh
 // <event>`); when it fails or is slow, the call proceeds untouched and the failure is logged.
 import Schema from '@deepseek-ai/schemastery'
-import { createBridge, readLaunch } from './bridge.js'
+import { openBridge } from './bridge.js'
 
 export const name = 'ctxmode-dsh'
 export const inject = ['tools', 'systemPrompt']
@@ -71,7 +71,7 @@ function callPayload(ctx, config, exec) {
 export function apply(ctx, config) {
   let bridge
   try {
-    bridge = createBridge(readLaunch(import.meta.url), 'dsh', process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+    ({ bridge } = openBridge(import.meta.url))
   } catch (error) {
     console.warn(`ctxmode: not active (${error}); run \`ctxmode setup dsh\` again`)
     return

@@ -8,13 +8,11 @@
 // system prompt (and the resume guide after a compaction); prompts, results and
 // compactions feed session memory. Every decision is made in Python; when it fails or is
 // slow the call proceeds untouched and the failure is logged.
-import { createBridge, readLaunch } from './bridge.js'
+import { openBridge } from './bridge.js'
 
 // OpenClaw gives before_tool_call and before_prompt_build 15 s each and blocks the tool
 // call when before_tool_call runs out, so ours give up (and let it run) well before that.
 const TIMEOUT_MS = { before: 8000, after: 20000, system: 8000, prompt: 5000, compacting: 20000, compacted: 5000 }
-const OUR_TOOLS = ['ctx_execute', 'ctx_batch_execute', 'ctx_execute_file', 'ctx_index', 'ctx_search',
-  'ctx_fetch_and_index', 'ctx_stats', 'ctx_doctor', 'ctx_upgrade', 'ctx_purge', 'ctx_insight']
 const DEFAULT_CONFIG = {
   denyTools: ['web_fetch'],
   truncateTools: ['exec', 'read', 'ls', 'dir_list', 'process', 'web_search'],
@@ -34,8 +32,7 @@ export default {
   register(api) {
     let launch, bridge
     try {
-      launch = readLaunch(import.meta.url)
-      bridge = createBridge(launch, launch.hook[launch.hook.length - 1], process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+      ({ launch, bridge } = openBridge(import.meta.url))
     } catch (error) {
       api.logger?.warn?.(`ctxmode: not active (${error}); run \`ctxmode setup openclaw\` again`)
       return
@@ -47,7 +44,7 @@ export default {
     // shows a plugin the MCP tools of a run (llm_input lists the built-in ones only), so
     // the names come from the config; the real-host test checks the model is offered them.
     const tools = api.config?.mcp?.servers?.[server] && api.config?.tools?.toolSearch === false
-      ? OUR_TOOLS.map((tool) => `${server}__${tool}`) : []
+      ? (launch.ourTools || []).map((tool) => `${server}__${tool}`) : []
     const cwds = new Map() // sessionId -> workspace dir
     const compacted = new Set()
     const base = (sessionId, cwd) => ({

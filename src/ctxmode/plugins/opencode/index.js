@@ -8,12 +8,10 @@
 // and compactions feed session memory. Every decision is made in Python; when it fails
 // or is slow the call proceeds untouched and the failure is logged. Only the plugin
 // function is exported: the host calls every export.
-import { createBridge, readLaunch } from './bridge.js'
+import { openBridge } from './bridge.js'
 
 const TIMEOUT_MS = { before: 3000, after: 20000, system: 3000, prompt: 5000, compacting: 20000, compacted: 20000 }
 const MAX_METADATA_STRING = 1024 // the output again, in metadata: stays home
-const OUR_TOOLS = ['ctx_execute', 'ctx_batch_execute', 'ctx_execute_file', 'ctx_index', 'ctx_search',
-  'ctx_fetch_and_index', 'ctx_stats', 'ctx_doctor', 'ctx_upgrade', 'ctx_purge', 'ctx_insight']
 const DEFAULT_CONFIG = {
   denyTools: [],
   truncateTools: ['bash', 'read', 'grep', 'glob', 'list', 'webfetch'],
@@ -34,8 +32,7 @@ function withTimeout(promise, ms) {
 export const CtxmodePlugin = async ({ client, directory }) => {
   let launch, bridge
   try {
-    launch = readLaunch(import.meta.url)
-    bridge = createBridge(launch, launch.hook[launch.hook.length - 1], process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+    ({ launch, bridge } = openBridge(import.meta.url))
   } catch (error) {
     console.warn(`ctxmode: not active (${error}); run \`ctxmode setup\` again`)
     return {}
@@ -51,7 +48,7 @@ export const CtxmodePlugin = async ({ client, directory }) => {
       const server = launch.server || 'context-mode'
       if (status?.data?.[server]?.status === 'connected') {
         const prefix = server.replace(/[^a-zA-Z0-9_-]/g, '_') + '_'
-        tools = OUR_TOOLS.map((tool) => prefix + tool)
+        tools = (launch.ourTools || []).map((tool) => prefix + tool)
       }
     } catch (error) {
       bridge.log(`mcp status: ${error}`)

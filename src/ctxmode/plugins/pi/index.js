@@ -16,7 +16,7 @@
 // the call proceeds untouched and the failure is logged.
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { createBridge, readLaunch } from './bridge.js'
+import { openBridge } from './bridge.js'
 import { McpClient } from './mcp.js'
 
 const TIMEOUT_MS = { start: 60000, call: 900000, before: 3000, after: 20000, system: 3000,
@@ -76,8 +76,7 @@ async function registerOurTools(pi, server, log) {
 export default async function ctxmode(pi) {
   let launch, bridge
   try {
-    launch = readLaunch(import.meta.url)
-    bridge = createBridge(launch, launch.hook.at(-1), process.env.CTXMODE_BRIDGE === 'call' ? 'call' : 'child')
+    ({ launch, bridge } = openBridge(import.meta.url))
   } catch (error) {
     console.warn(`ctxmode: not active (${error}); run \`ctxmode setup pi\` (or omp) again`)
     return
