@@ -1,7 +1,8 @@
 """Running the real Pi (`pi -p`) and OMP (`bun dist/cli.js -p`) offline against a FakeModel.
 
-OMP is Pi's fork: same command line, same models file shape (`models.json` for Pi,
-`models.yml` for OMP, which takes JSON as the YAML it is), its own agent dir.
+OMP is Pi's fork: same command line, same models and settings shapes (Pi's
+`models.json` and `settings.json`, OMP's `models.yml` and `config.yml`, which take JSON
+as the YAML it is), its own agent dir.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Host:
     id: str  # ours, and its npm install's name under .hosts/
     agent: str  # its agent dir under HOME
     models: str  # its models file in the agent dir
+    settings: str  # its settings file in the agent dir
 
     def argv(self) -> list[str]:
         if self.id == "pi":
@@ -30,7 +32,10 @@ class Host:
         return [str(bun), str(npm_host("omp", "omp").parents[2].joinpath(*OMP_CLI))]
 
 
-HOSTS = [Host("pi", ".pi/agent", "models.json"), Host("omp", ".omp/agent", "models.yml")]
+HOSTS = [
+    Host("pi", ".pi/agent", "models.json", "settings.json"),
+    Host("omp", ".omp/agent", "models.yml", "config.yml"),
+]
 OFFLINE = {"PI_OFFLINE": "1", "PI_TELEMETRY": "0"}
 
 
@@ -51,6 +56,12 @@ def write_models(world: HostWorld, host: Host, model: FakeModel, context_window:
     path = agent_dir(world, host) / host.models
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"providers": {"fake": provider}}, indent=2), encoding="utf-8")
+
+
+def write_settings(world: HostWorld, host: Host, settings: dict) -> None:
+    path = agent_dir(world, host) / host.settings
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
 
 def run_host(world: HostWorld, host: Host, *prompts: str) -> HostRun:

@@ -6,6 +6,10 @@ keeping the whole of it in a file: Pi's full-output file, OMP's artifact) reache
 model as our notice and a line from its middle is found with one ctx_search; small and
 failed outputs arrive as the host made them; the routing block rides once in every
 request, outside the system prompt. Then `--uninstall` leaves the agent dir as it was.
+
+A second session per host compacts on its own (the fake model reports a prompt as big as
+its window; OMP summarizes through its handoff request, which offers tools with
+`tool_choice: "none"`), and the request after it carries our session guide.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from support.host_checks import (
     tool_named_in,
 )
 from support.hosts import HostWorld
-from support.pi_hosts import HOSTS, Host, agent_dir, run_host, write_models
+from support.pi_hosts import HOSTS, Host, agent_dir, run_host, write_models, write_settings
 
 ANY_OUR_TOOL = r"\bctx_\w+"
 NOTICE_BYTES = 2048
@@ -105,26 +109,44 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
     assert set(before) <= after and not any(p.startswith("extensions/") for p in after)
 
 
-def test_pi_compaction_brings_back_the_session_guide(world: HostWorld) -> None:
-    """A tiny context window makes Pi compact after the first prompt; the request of the
-    second carries our guide (with the first prompt in it) and the routing block, once."""
-    host = HOSTS[0]
+FACT = "ZEBRA-17"
+WINDOW = 50_000  # the fake model's context window
+SUMMARY = reply("Objective: write notes for the user.")  # the fact is not in it
+
+
+def is_side_request(request: Request) -> bool:
+    """A summary request: no tools (Pi), or tools the model may not call (OMP's handoff)."""
+    return not request.body.get("tools") or request.body.get("tool_choice") == "none"
+
+
+def outside_ours(request: Request) -> str:
+    """The conversation without the system prompt and without our message."""
+    messages = request.body["messages"][1:]
+    return json.dumps([m for m in messages if ROUTING_MARKER not in json.dumps(m)])
+
+
+@pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
+def test_compaction_brings_back_the_session_guide(world: HostWorld, host: Host) -> None:
+    """The fake model reports a prompt as big as its window: the host compacts on its own
+    (Pi after the first prompt, OMP in the middle of it, through its handoff) and the
+    next request carries our guide, with the fact said only in the first prompt in it."""
     host.argv()
-    agent = agent_dir(world, host)
-    turns = [Reply(tool_calls=[bash("echo step-one-done")]), reply("done"), reply("continued")]
-    with world.fake_model(turns) as model:
-        write_models(world, host, model, context_window=20_000)
-        settings = {"compaction": {"reserveTokens": 19_950, "keepRecentTokens": 10}}
-        (agent / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    turns = [Reply(tool_calls=[bash("echo step-one-done")]),
+             Reply("done", prompt_tokens=WINDOW), reply("continued")]  # fmt: skip
+    with world.fake_model(turns, side_reply=lambda _: SUMMARY, is_side=is_side_request) as model:
+        write_models(world, host, model, context_window=WINDOW)
+        write_settings(world, host, {"compaction": {"keepRecentTokens": 10}})  # keep no turn
         done = ctx("setup", host.id, cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
-        run = run_host(world, host, "fix the flaky upload test", "now continue")
+        run = run_host(world, host, f"Remember: the build flag is {FACT}. Write notes.", "go on")
         assert run.returncode == 0, run.describe()
 
-    compacted = [e for e in run.events() if e.get("type") == "compaction_end" and e.get("result")]
+    compacted = [e for e in run.events() if e.get("type") in ("compaction_end", "auto_compaction_end")
+                 and e.get("result")]  # fmt: skip
     assert compacted, run.describe()
     resumed = model.main_requests[-1]
     assert resumed.text().count("<session_guide") == 1
-    assert "fix the flaky upload test" in resumed.text().split("<session_guide", 1)[1]
+    assert FACT in resumed.text().split("<session_guide", 1)[1]
+    assert FACT not in outside_ours(resumed)  # it came back through ctxmode only
     routing_block_once(resumed)
     assert "<session_guide" not in resumed.system()
