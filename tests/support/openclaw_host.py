@@ -54,8 +54,12 @@ def base_config(model: FakeModel, world: HostWorld, port: int) -> dict:
                     "auth": {"mode": "token", "token": TOKEN}},
         "models": {"mode": "replace", "catalogRefresh": {"enabled": False},
                    "providers": {"fake": fake}},
+        # A compaction keeps no recent turn (else a test's small session has nothing to
+        # compact) and runs no silent memory-flush turn (it would take a scripted reply).
         "agents": {"defaults": {"model": {"primary": "fake/fake-model"},
-                                "workspace": str(world.work)}},
+                                "workspace": str(world.work),
+                                "compaction": {"keepRecentTokens": 10,
+                                               "memoryFlush": {"enabled": False}}}},
         "logging": {"file": str(world.root / "openclaw.log")},  # else its log goes to /tmp/openclaw/
     }  # fmt: skip
 
@@ -97,9 +101,3 @@ def agent_turn(world: HostWorld, session: str, message: str) -> HostRun:
                "--timeout", "280"]  # fmt: skip
     return world.run(command, env=host_env(world), timeout=320)
 
-
-def compact(world: HostWorld, session: str) -> HostRun:
-    """Compact session `session` (of the default agent) through the running Gateway."""
-    command = [*openclaw(), "sessions", "compact", f"agent:main:explicit:{session}", "--json",
-               "--timeout", "280000"]  # fmt: skip
-    return world.run(command, env=host_env(world), timeout=320)

@@ -4,8 +4,10 @@ One Gateway, three turns of one session. First: curl is denied naming a tool the
 then calls; a 300 KB `cat` reaches the model as our notice, and a line OpenClaw's own
 window of the output would not have held is found with one ctx_search (the command was
 teed before it ran); small and failed outputs arrive as OpenClaw made them; the routing
-block is in the system prompt once. Then a compaction (`openclaw sessions compact`), and
-the next turn's system prompt carries our session guide. Then `--uninstall` restores the config exactly.
+block is in the system prompt once. The next turn's first request overflows the model's
+window ("context length exceeded"): OpenClaw compacts on its own and retries, and the
+retry's system prompt carries our session guide. Then `--uninstall` restores the config
+exactly.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from support.host_checks import (
     tool_named_in,
 )
 from support.hosts import HostWorld
-from support.openclaw_host import agent_turn, base_config, compact, free_port, gateway, openclaw
+from support.openclaw_host import agent_turn, base_config, free_port, gateway, openclaw
 
 OUR_NAME = "context-mode__{tool}"  # OpenClaw names MCP tools `<server>__<tool>`
 ANY_OUR_TOOL = r"context-mode__ctx_\w+"
@@ -51,6 +53,7 @@ def shell(command: str) -> ToolCall:
 FIRST = Reply(tool_calls=[shell("curl -s https://example.com/docs"), shell("cat big.log"),
                           shell("echo small-output"), shell("ls missing-dir")])  # fmt: skip
 KEYS = ("curl", "big", "small", "failed")
+OVERFLOW = Reply(error="context length exceeded")  # an error OpenClaw compacts and retries on
 
 
 def results(request: Request) -> dict[str, str]:
@@ -76,7 +79,7 @@ def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -
     big_log(world.work)
     config = world.home / ".openclaw" / "openclaw.json"
     port = free_port()
-    turns = [FIRST, execute_and_search, reply("done"), reply("back")]
+    turns = [FIRST, execute_and_search, reply("done"), OVERFLOW, reply("back")]
     with world.fake_model(turns) as model:
         config.parent.mkdir(parents=True)
         original = base_config(model, world, port)
@@ -84,12 +87,8 @@ def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -
         done = ctx("setup", "openclaw", cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
         with gateway(world, port) as log:
-            for step in (
-                lambda: agent_turn(world, "ctxmode-e2e", "Look at the logs"),
-                lambda: compact(world, "ctxmode-e2e"),
-                lambda: agent_turn(world, "ctxmode-e2e", "Where were we?"),
-            ):
-                run = step()
+            for prompt in ("Look at the logs", "Where were we?"):
+                run = agent_turn(world, "ctxmode-e2e", prompt)
                 assert run.returncode == 0, run.describe() + log.read_text()[-4000:]
 
     first, after_tools, after_ours = model.main_requests[:3]
@@ -110,10 +109,12 @@ def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -
     for request in (first, after_ours):
         routing_block_once(request)
     named_tools_exist(after_ours.system(), ANY_OUR_TOOL, after_ours)
-    resumed = model.main_requests[-1]
-    assert "Where were we?" in resumed.text()
+    overflowed, resumed = model.main_requests[3:]
+    assert "Look at the logs" in overflowed.text()
+    assert [r for r in model.requests if "<conversation>" in r.last_message_text()]  # a summary
+    assert "Look at the logs" not in resumed.text()  # the first turn is compacted away
     guide = resumed.system()
-    assert '<session_guide source="compact"' in guide and "Look at the logs" in guide, guide
+    assert '<session_guide source="compact"' in guide and "Where were we?" in guide, guide
     named_tools_exist(guide, ANY_OUR_TOOL, resumed)
     routing_block_once(resumed)
     # What the teed command left behind is gone once the middleware judged the result.
