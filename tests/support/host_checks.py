@@ -94,11 +94,12 @@ def tallied_events(platform_id: str, home: Path) -> set[str]:
     return {call["ev"] for call in calls if call.get("host") == platform_id}
 
 
-def big_log(work: Path) -> None:
-    """`work/big.log`: about 300 KB of log lines with NEEDLE on one line in the middle."""
+def big_log(work: Path, needle: str = NEEDLE, line: int = 2_500) -> None:
+    """`work/big.log`: about 300 KB of log lines (50 bytes each) with `needle` on `line`,
+    by default in the middle."""
     lines = [
         f"2026-12-01 12:00:{n % 60:02d} worker-{n % 7} processed batch {n} ok" for n in range(5_700)
     ]
-    lines[2_500] = f"2026-12-01 12:00:00 worker-3 {NEEDLE} checksum verified"
+    lines[line] = f"2026-12-01 12:00:00 worker-3 {needle} checksum verified"
     (work / "big.log").write_text("\n".join(lines) + "\n")
     assert (work / "big.log").stat().st_size > 290_000

@@ -9,12 +9,14 @@ that .ci/install-hosts put beside it (OpenClaw needs Node >= 24.16), never the s
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from support.fake_model import FakeModel
@@ -101,3 +103,34 @@ def agent_turn(world: HostWorld, session: str, message: str) -> HostRun:
                "--timeout", "280"]  # fmt: skip
     return world.run(command, env=host_env(world), timeout=320)
 
+
+@dataclass
+class OpenClaw:
+    """OpenClaw as a plugin host for `plugin_session`: one session, its turns through a
+    Gateway started after `ctxmode setup` (it loads plugins at start)."""
+
+    id: str = "openclaw"
+    session: str = "ctxmode-e2e"
+    port: int = field(default_factory=free_port)
+
+    def installed(self) -> None:
+        openclaw()
+
+    def config_path(self, world: HostWorld) -> Path:
+        return world.home / ".openclaw" / "openclaw.json"
+
+    def configure(self, world: HostWorld, model: FakeModel) -> dict:
+        config = base_config(model, world, self.port)
+        path = self.config_path(world)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        return config
+
+    def run(self, world: HostWorld, prompts: Sequence[str]) -> list[HostRun]:
+        runs = []
+        with gateway(world, self.port) as log:
+            for prompt in prompts:
+                run = agent_turn(world, self.session, prompt)
+                assert run.returncode == 0, run.describe() + log.read_text()[-4000:]
+                runs.append(run)
+        return runs

@@ -5,7 +5,10 @@ Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming (`<se
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from support.fake_model import FakeModel
 from support.hosts import HostRun, HostWorld, npm_host
@@ -24,6 +27,23 @@ class Host:
     config: str  # under ~/.config
     env: dict[str, str]
     extra: dict  # config keys this host needs besides OpenCode's
+
+    def installed(self) -> None:
+        npm_host(self.id, self.binary)
+
+    def config_path(self, world: HostWorld) -> Path:
+        return world.home / ".config" / self.config
+
+    def configure(self, world: HostWorld, model: FakeModel) -> dict:
+        """The user's config: the fake model as the only provider, every tool allowed."""
+        config = host_config(model, self)
+        path = self.config_path(world)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        return config
+
+    def run(self, world: HostWorld, prompts: Sequence[str]) -> list[HostRun]:
+        return [run_host(world, self, prompt) for prompt in prompts]
 
 
 HOSTS = [

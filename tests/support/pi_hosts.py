@@ -8,6 +8,7 @@ as the YAML it is), its own agent dir.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,26 @@ class Host:
     agent: str  # its agent dir under HOME
     models: str  # its models file in the agent dir
     settings: str  # its settings file in the agent dir
+
+    def installed(self) -> None:
+        self.argv()
+
+    def configure(
+        self,
+        world: HostWorld,
+        model: FakeModel,
+        context_window: int = 0,
+        settings: dict | None = None,
+    ) -> list[str]:
+        """The models file (and `settings`); the agent dir's files, as setup will find it."""
+        write_models(world, self, model, context_window)
+        if settings:
+            write_settings(world, self, settings)
+        agent = agent_dir(world, self)
+        return sorted(str(path.relative_to(agent)) for path in agent.rglob("*"))
+
+    def run(self, world: HostWorld, prompts: Sequence[str]) -> list[HostRun]:
+        return [run_host(world, self, *prompts)]
 
     def argv(self) -> list[str]:
         if self.id == "pi":

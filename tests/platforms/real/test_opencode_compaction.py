@@ -14,10 +14,10 @@ import json
 
 import pytest
 
-from support.cli import ctx
 from support.fake_model import Reply, Request, ToolCall, reply
-from support.hosts import HostWorld, npm_host
-from support.opencode_hosts import HOSTS, LIMIT, Host, host_config, run_host
+from support.hosts import HostWorld
+from support.opencode_hosts import HOSTS, LIMIT, Host
+from support.plugin_session import scripted_session
 
 FACT = "ZEBRA-17"
 SUMMARY = reply("Objective: write notes for the user.")  # the fact is not in it
@@ -34,17 +34,12 @@ def not_system(request: Request) -> str:
 
 @pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
 def test_compaction_carries_our_snapshot_and_the_guide_follows(world: HostWorld, host: Host):
-    npm_host(host.id, host.binary)
     write = ToolCall("bash", {"command": "echo data > notes.txt", "description": "write notes"})
     overflowing = Reply(tool_calls=[write], prompt_tokens=LIMIT["context"])
-    config = world.home / ".config" / host.config
-    with world.fake_model([overflowing, reply("noted")], side_reply=lambda _: SUMMARY) as model:
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(json.dumps(host_config(model, host), indent=2) + "\n", encoding="utf-8")
-        done = ctx("setup", host.id, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
-        run = run_host(world, host, f"Remember: the build flag is {FACT}. Write notes.")
-    assert run.returncode == 0, run.describe()
+    prompt = f"Remember: the build flag is {FACT}. Write notes."
+    session = scripted_session(world, host, [overflowing, reply("noted")], [prompt],
+                               side_reply=lambda _: SUMMARY)  # fmt: skip
+    model = session.model
 
     [summary_request] = [r for r in model.requests if is_summary_request(r)]
     asked = summary_request.last_message_text()

@@ -15,7 +15,6 @@ its window; OMP summarizes through its handoff request, which offers tools with
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -28,10 +27,10 @@ from support.host_checks import (
     named_tools_exist,
     offered_our_tools,
     routing_block_once,
-    tool_named_in,
 )
 from support.hosts import HostWorld
-from support.pi_hosts import HOSTS, Host, agent_dir, run_host, write_models, write_settings
+from support.pi_hosts import HOSTS, Host, agent_dir
+from support.plugin_session import KEYS, execute_and_search, first_turn, results, scripted_session
 
 ANY_OUR_TOOL = r"\bctx_\w+"
 NOTICE_BYTES = 2048
@@ -41,49 +40,13 @@ def bash(command: str) -> ToolCall:
     return ToolCall("bash", {"command": command})
 
 
-FIRST = Reply(tool_calls=[bash("curl -s https://example.com/docs"), bash("cat big.log"),
-                          bash("echo small-output"), bash("ls missing-dir")])  # fmt: skip
-KEYS = ("curl", "big", "small", "failed")
-
-
-def results(request: Request) -> dict[str, str]:
-    """The first turn's results by call, whatever order the host sent them in (OMP's is
-    the order the calls finished)."""
-    messages = request.body["messages"]
-    calls = next(m["tool_calls"] for m in messages if m.get("tool_calls"))
-    key_of = {c["id"]: key for c, key in zip(calls, KEYS, strict=True)}
-    found = {key_of[m["tool_call_id"]]: m["content"] for m in messages
-             if m.get("role") == "tool" and m.get("tool_call_id") in key_of}  # fmt: skip
-    return {key: text if isinstance(text, str) else "\n".join(p.get("text", "") for p in text)
-            for key, text in found.items()}  # fmt: skip
-
-
-def execute_and_search(request: Request) -> Reply:
-    """What a model does with our deny reason and our notice: call the tools they name."""
-    found = results(request)
-    execute = tool_named_in(found["curl"], r"\bctx_execute\b")
-    search = tool_named_in(found["big"], r"\bctx_search\b")
-    label = re.search(r'source="([^"]+)"', found["big"]).group(1)
-    return Reply(tool_calls=[
-        ToolCall(execute, {"language": "shell", "code": "echo FACT-$((40 + 2))"}),
-        ToolCall(search, {"queries": [NEEDLE], "source": label}),
-    ])  # fmt: skip
-
-
 @pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
 def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -> None:
-    host.argv()  # installed (or skip; in CI: fail)
     big_log(world.work)
-    agent = agent_dir(world, host)
-    with world.fake_model([FIRST, execute_and_search, reply("done")]) as model:
-        write_models(world, host, model)
-        before = sorted(str(p.relative_to(agent)) for p in agent.rglob("*"))
-        done = ctx("setup", host.id, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
-        run = run_host(world, host, "Look at the logs")
-        assert run.returncode == 0, run.describe()
+    turns = [first_turn(bash), execute_and_search("{tool}"), reply("done")]
+    session = scripted_session(world, host, turns, ["Look at the logs"])
 
-    first, after_tools, after_ours = model.main_requests[:3]
+    first, after_tools, after_ours = session.model.main_requests[:3]
     offered_our_tools(first, "{tool}")
     found = results(after_tools)
     assert "curl" in found["curl"], found["curl"]
@@ -104,9 +67,10 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
 
     undone = ctx("setup", host.id, "--uninstall", cwd=world.work, env=world.env())
     assert undone.returncode == 0, undone.stderr
+    agent = agent_dir(world, host)
     assert not (agent / "extensions" / "ctxmode").exists()
     after = {str(p.relative_to(agent)) for p in agent.rglob("*")}
-    assert set(before) <= after and not any(p.startswith("extensions/") for p in after)
+    assert set(session.config) <= after and not any(p.startswith("extensions/") for p in after)
 
 
 FACT = "ZEBRA-17"
@@ -127,24 +91,22 @@ def outside_ours(request: Request) -> str:
 
 @pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
 def test_compaction_brings_back_the_session_guide(world: HostWorld, host: Host) -> None:
-    """The fake model reports a prompt as big as its window: the host compacts on its own
-    (Pi after the first prompt, OMP in the middle of it, through its handoff) and the
-    next request carries our guide, with the fact said only in the first prompt in it."""
-    host.argv()
+    """The fake model reports a prompt as big as its window at the end of the first
+    prompt: the host compacts on its own (OMP through its handoff request) and the next
+    request carries our guide, with the fact said only in the first prompt in it."""
     turns = [Reply(tool_calls=[bash("echo step-one-done")]),
              Reply("done", prompt_tokens=WINDOW), reply("continued")]  # fmt: skip
-    with world.fake_model(turns, side_reply=lambda _: SUMMARY, is_side=is_side_request) as model:
-        write_models(world, host, model, context_window=WINDOW)
-        write_settings(world, host, {"compaction": {"keepRecentTokens": 10}})  # keep no turn
-        done = ctx("setup", host.id, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
-        run = run_host(world, host, f"Remember: the build flag is {FACT}. Write notes.", "go on")
-        assert run.returncode == 0, run.describe()
+    prompts = [f"Remember: the build flag is {FACT}. Write notes.", "go on"]
+    keep_no_turn = {"compaction": {"keepRecentTokens": 10}}
+    session = scripted_session(world, host, turns, prompts, side_reply=lambda _: SUMMARY,
+                               is_side=is_side_request,
+                               config={"context_window": WINDOW, "settings": keep_no_turn})  # fmt: skip
 
+    [run] = session.runs
     compacted = [e for e in run.events() if e.get("type") in ("compaction_end", "auto_compaction_end")
                  and e.get("result")]  # fmt: skip
     assert compacted, run.describe()
-    resumed = model.main_requests[-1]
+    resumed = session.model.main_requests[-1]
     assert resumed.text().count("<session_guide") == 1
     assert FACT in resumed.text().split("<session_guide", 1)[1]
     assert FACT not in outside_ours(resumed)  # it came back through ctxmode only
