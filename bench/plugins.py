@@ -1,11 +1,12 @@
-"""Plugin-host benchmark (OpenCode, Kilo, Pi, OMP): what the model receives with and without
-ctxmode's plugin, and its cost.
+"""Plugin-host benchmark (OpenCode, Kilo, Pi, OMP, OpenClaw): what the model receives with
+and without ctxmode's plugin, and its cost.
 
-Run: `.venv/bin/python bench/plugins.py [--host kilo|pi|omp] [--calls 200]` (needs
-`.ci/install-hosts` to have installed the host; `--skip-host` for the latency part only).
+Run: `.venv/bin/python bench/plugins.py [--host opencode|kilo|pi|omp|openclaw] [--calls 200]`
+(every plugin host by default; needs `.ci/install-hosts` to have installed them, a host
+not installed is reported and skipped; `--skip-host` for the latency part only).
 
-1. Bytes. The real host (`opencode run`), offline against the fake model, runs one
-   scripted turn of four bulky calls twice: before `ctxmode setup <host>` (the baseline,
+1. Bytes. The real host, offline against the fake model, runs one scripted turn of four
+   bulky calls twice, each in a fresh HOME: before `ctxmode setup <host>` (the baseline,
    same run) and after it: `cat` of a 300 KB log, a pytest run with failures,
    `git log --stat` of this repository, and a `read` of a 5,000-row file. Printed: bytes
    of each tool result the model received, both ways, and the saving; then whether each
@@ -15,9 +16,10 @@ Run: `.venv/bin/python bench/plugins.py [--host kilo|pi|omp] [--calls 200]` (nee
 2. Latency added per tool call: our plugin module itself under Node (the host calls
    exactly these functions) handles a stream of ordinary calls (before: `ls`; after: a
    small output; OpenCode's `tool.execute.before/after`, Pi's and OMP's `tool_call` /
-   `tool_result`). Baseline in the same run: the same stream through a no-op plugin.
-   Target: p50 <= 25 ms added per call. Pi and OMP: also how long the extension takes
-   to start `ctxmode serve` and register the tools it lists (the host waits for it).
+   `tool_result`, OpenClaw's `before_tool_call` and tool-result middleware). Baseline in
+   the same run: the same stream through a no-op plugin. Target: p50 <= 25 ms added per
+   call. Pi and OMP: also how long the extension takes to start `ctxmode serve` and
+   register the tools it lists (the host waits for it).
 Exit code is always 0: a benchmark, not a gate.
 """
 
@@ -42,28 +44,36 @@ from ctxmode.platforms._shim import launch_config  # noqa: E402
 from dsh import make_inputs, search_turn  # noqa: E402  (the same inputs, needles and search turn as DSH's)
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
 from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
-from support.opencode_hosts import HOSTS, Host, host_config, run_host  # noqa: E402
+from support.openclaw_host import OpenClaw  # noqa: E402
+from support.opencode_hosts import HOSTS  # noqa: E402
 from support.pi_hosts import HOSTS as PI_HOSTS  # noqa: E402
-from support.pi_hosts import Host as PiHost  # noqa: E402
-from support.pi_hosts import run_host as run_pi_host  # noqa: E402
-from support.pi_hosts import write_models  # noqa: E402
+from support.plugin_session import PluginHost, scripted_session  # noqa: E402
 
 KEYS = ("log", "tests", "git-log", "read")
 PLUGINS = REPO / "src" / "ctxmode" / "plugins"
 BRIDGE_JS = PLUGINS / "bridge.js"
+PLUGIN_HOSTS: list[PluginHost] = [*HOSTS, *PI_HOSTS, OpenClaw()]
+SHIM = {"opencode": "opencode", "kilo": "opencode", "pi": "pi", "omp": "pi", "openclaw": "openclaw"}
+READ_PATH = {"opencode": "filePath", "kilo": "filePath"}  # the read tool's path argument
 
 
-def first_turn(work: Path, read_path: str = "filePath") -> Reply:
-    """`read_path`: the read tool's path argument (OpenCode `filePath`, Pi and OMP `path`)."""
+def shell(host_id: str, command: str, description: str) -> ToolCall:
+    """A call of the host's shell tool."""
+    if host_id == "openclaw":  # it backgrounds a command still running after 10 s: wait
+        return ToolCall("exec", {"command": command, "yieldMs": 300_000})
+    if SHIM[host_id] == "opencode":  # OpenCode's bash wants a description
+        return ToolCall("bash", {"command": command, "description": description})
+    return ToolCall("bash", {"command": command})
+
+
+def first_turn(work: Path, host_id: str) -> Reply:
     python = sys.executable
-    calls = [
-        ("bash", {"command": "cat big.log", "description": "show the log"}),
-        ("bash", {"command": f"{python} -m pytest -v -p no:cacheprovider suite",
-                  "description": "run the tests"}),
-        ("bash", {"command": f"git -C {REPO} log --stat", "description": "history"}),
-        ("read", {read_path: str(work / "data.csv")}),
-    ]  # fmt: skip
-    return Reply(tool_calls=[ToolCall(name, dict(args)) for name, args in calls])
+    return Reply(tool_calls=[
+        shell(host_id, "cat big.log", "show the log"),
+        shell(host_id, f"{python} -m pytest -v -p no:cacheprovider suite", "run the tests"),
+        shell(host_id, f"git -C {REPO} log --stat", "history"),
+        ToolCall("read", {READ_PATH.get(host_id, "path"): str(work / "data.csv")}),
+    ])  # fmt: skip
 
 
 def results(request: Request) -> list[str]:
@@ -80,36 +90,22 @@ def results(request: Request) -> list[str]:
     return [texts[n] for n in order]
 
 
-def session(world: HostWorld, host: Host | PiHost, turns: list, with_plugin: bool) -> list[Request]:
-    with world.fake_model(turns) as model:
-        if isinstance(host, PiHost):
-            write_models(world, host, model)
-        else:
-            config = world.home / ".config" / host.config
-            config.parent.mkdir(parents=True, exist_ok=True)
-            config.write_text(json.dumps(host_config(model, host), indent=2) + "\n")
-        if with_plugin:
-            done = subprocess.run([sys.executable, "-m", "ctxmode", "setup", host.id], cwd=world.work,
-                                  env=world.env(), capture_output=True, text=True, check=False)  # fmt: skip
-            if done.returncode:
-                raise SystemExit(f"setup failed: {done.stderr}")
-        if isinstance(host, PiHost):
-            run = run_pi_host(world, host, "do the task")
-        else:
-            run = run_host(world, host, "do the task")
-    if run.returncode:
-        raise SystemExit(run.describe())
-    return model.main_requests
-
-
-def bytes_part(root: Path, netns: str | None, host: Host | PiHost) -> None:
+def session(root: Path, netns: str | None, host: PluginHost, turns: list, with_plugin: bool):
+    """The host's requests to the model in a fresh world (HOME, work dir with the inputs),
+    and the needles."""
     world = HostWorld(root, netns)
     needles = make_inputs(world.work)
-    read_path = "path" if isinstance(host, PiHost) else "filePath"
-    turn = first_turn(world.work, read_path)
-    native = session(world, host, [turn, reply("done")], with_plugin=False)
+    prompts = ["do the task"]
+    turns = [first_turn(world.work, host.id), *turns]
+    ran = scripted_session(world, host, turns, prompts, setup=with_plugin)
+    return ran.model.main_requests, needles
+
+
+def bytes_part(root: Path, netns: str | None, host: PluginHost) -> None:
+    native, needles = session(root / "native", netns, host, [reply("done")], with_plugin=False)
     baseline = results(native[1])[: len(KEYS)]
-    ours = session(world, host, [turn, search_turn(needles, KEYS, results), reply("done")], True)
+    ours, _ = session(root / "ctxmode", netns, host, [search_turn(needles, KEYS, results),
+                                                      reply("done")], with_plugin=True)  # fmt: skip
     adapted = results(ours[1])[: len(KEYS)]
     searched = results(ours[2])[len(KEYS) :] if len(ours) > 2 else []  # any order (OMP's)
     print(f"{host.id}: {'call':8} {'native B':>10} {'ctxmode B':>10} {'saved':>7}  needle")
@@ -165,6 +161,26 @@ async function stream(make) {
   }
 }
 """
+OPENCLAW_CALLS = r"""
+const plugins = { ours: (await import(%(plugin)s)).default.register, none: () => {} }
+async function stream(register) {
+  const handlers = {}
+  let middleware = async () => {}
+  // Our MCP server configured with tool search off, as `ctxmode setup openclaw` leaves it.
+  const config = { mcp: { servers: { 'context-mode': {} } }, tools: { toolSearch: false } }
+  register({ on: (name, handler) => { handlers[name] = handler }, config, pluginConfig: {},
+    registerAgentToolResultMiddleware: (handler) => { middleware = handler } })
+  const ctx = { sessionId: 'bench', workspaceDir: %(work)s }
+  const before = handlers.before_tool_call || (async () => {})
+  return async (i) => {
+    const call = { toolName: 'exec', toolCallId: `c${i}` }
+    if (i %% 2) await middleware({ ...call, args: { command: 'ls' }, cwd: %(work)s, isError: false,
+      result: { content: [{ type: 'text', text: 'file-a\nfile-b\n' }], details: { exitCode: 0 } } }, ctx)
+    else await before({ ...call, params: { command: 'ls' } }, ctx)
+  }
+}
+"""
+CALLS = {"opencode": OPENCODE_CALLS, "pi": PI_CALLS, "openclaw": OPENCLAW_CALLS}
 NODE_TIMER = r"""
 const n = %(n)d
 const out = {}
@@ -190,15 +206,14 @@ process.exit(0)
 def latency_part(root: Path, n: int, host_id: str) -> None:
     plugin = root / "plugin"
     plugin.mkdir(parents=True)
-    shim = "pi" if host_id in ("pi", "omp") else "opencode"
+    shim = SHIM[host_id]
     for source in (PLUGINS / shim).glob("*.js"):
         shutil.copy(source, plugin / source.name)
     shutil.copy(BRIDGE_JS, plugin / "bridge.js")
     serve = [sys.executable, "-m", "ctxmode", "serve"]  # Pi and OMP: our tools
     (plugin / "ctxmode.json").write_text(launch_config(host_id, fast_hook_prefix(), serve=serve))
     script = root / "timer.mjs"
-    calls = PI_CALLS if shim == "pi" else OPENCODE_CALLS
-    script.write_text((calls + NODE_TIMER) % {"plugin": json.dumps((plugin / "index.js").as_uri()),
+    script.write_text((CALLS[shim] + NODE_TIMER) % {"plugin": json.dumps((plugin / "index.js").as_uri()),
                                               "work": json.dumps(str(root)), "n": n})  # fmt: skip
     env = {**os.environ, "CTXMODE_DIR": str(root / "data")}
     done = subprocess.run(
@@ -213,7 +228,8 @@ def latency_part(root: Path, n: int, host_id: str) -> None:
         p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
         return f"p50 {statistics.median(values):7.2f} ms  p95 {p95:7.2f} ms"
 
-    print(f"\nlatency per tool call ({n} calls, alternating before `ls` / after a small output):")
+    print(f"\n{host_id}: latency per tool call ({n} calls, alternating before `ls` / after a "
+          "small output):")  # fmt: skip
     print(f"  our plugin (long-lived bridge child) {stats(times['ours'])}")
     print(f"  baseline: a no-op plugin             {stats(times['none'])}")
     added = statistics.median(times["ours"]) - statistics.median(times["none"])
@@ -225,20 +241,24 @@ def latency_part(root: Path, n: int, host_id: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    every = [*HOSTS, *PI_HOSTS]
-    parser.add_argument("--host", choices=[host.id for host in every], default="opencode")
+    ids = [host.id for host in PLUGIN_HOSTS]
+    parser.add_argument("--host", choices=ids, help="one host (default: every plugin host)")
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--skip-host", action="store_true", help="latency part only")
     args = parser.parse_args()
-    host = next(host for host in every if host.id == args.host)
+    hosts = [host for host in PLUGIN_HOSTS if args.host in (None, host.id)]
     root = Path(tempfile.mkdtemp(prefix="ctxmode-bench-plugins-"))
     try:
-        if not args.skip_host:
-            if not (HOSTS_DIR / "npm" / host.id / ".pinned").exists():
-                raise SystemExit(f"{host.id} is not installed: run .ci/install-hosts")
-            with offline_netns() as netns:
-                bytes_part(root / "host", netns, host)
-        latency_part(root / "latency", args.calls, host.id)
+        with offline_netns() as netns:
+            for host in hosts:
+                print(f"\n=== {host.id}")
+                if args.skip_host:
+                    pass
+                elif (HOSTS_DIR / "npm" / host.id / ".pinned").exists():
+                    bytes_part(root / host.id, netns, host)
+                else:
+                    print(f"{host.id} is not installed (run .ci/install-hosts): no bytes part")
+                latency_part(root / host.id / "latency", args.calls, host.id)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
