@@ -74,7 +74,9 @@ def test_a_project_scope_setup_is_checked_with_its_own_fix(
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    assert ctx("setup", "claude-code", "--project", str(project), cwd=project, env=env).returncode == 0
+    assert (
+        ctx("setup", "claude-code", "--project", str(project), cwd=project, env=env).returncode == 0
+    )
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {}}))  # server entry lost
     done = ctx("doctor", "--e2e", "--project", str(project), cwd=project, env=env, timeout=300)
     assert done.returncode == 1

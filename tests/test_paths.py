@@ -68,4 +68,3 @@ def test_append_log_filters_secrets(data_root):
     logged = (data_root / "logs" / "x.log").read_text()
     assert "hunter2pw" not in logged and "s3cr3t" not in logged
     assert "postgres://app:[FILTERED]@db/prod" in logged
-

@@ -18,7 +18,9 @@ FORMAT_CHOICE = click.Choice(["markdown", "plain", "json", "code"])
 @click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format (default: from the extension).")
 @click.option("--max-depth", default=5, show_default=True, help="Directory depth limit.")
-@click.option("--max-files", type=click.IntRange(min=1), help="Directory file limit (default: none).")
+@click.option(
+    "--max-files", type=click.IntRange(min=1), help="Directory file limit (default: none)."
+)
 @click.option(
     "--max-bytes",
     type=click.IntRange(min=1),

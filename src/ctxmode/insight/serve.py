@@ -25,6 +25,7 @@ from ctxmode.insight.app import Dashboard, build_app
 class DashboardError(CtxmodeError, RuntimeError):
     """The dashboard could not be started; the message says where its log is."""
 
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 15.0
 

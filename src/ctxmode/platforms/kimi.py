@@ -85,8 +85,7 @@ HOOK_TIMEOUT_S = 30
 MATCHERS = {
     # Kimi's own tool names, and ours, which keep their bare names (measured with kimi-cli
     # 1.52). No Grep or Agent: their tip and subagent rewrite are dropped by this host.
-    "PreToolUse": "Shell|ReadFile|FetchURL|ctx_execute|ctx_execute_file|ctx_batch_execute"
-    "|mcp__.*",
+    "PreToolUse": "Shell|ReadFile|FetchURL|ctx_execute|ctx_execute_file|ctx_batch_execute|mcp__.*",
     "PostToolUse": None,
     "PreCompact": None,
     "SessionStart": None,

@@ -216,7 +216,9 @@ def mcp_config_for(app: str, config_name: str):
 
     def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         user = ((config_file(app, config_name, ""), ("mcp",)),)
-        return ((config_file(app, config_name, project_dir), ("mcp",)), *user) if project_dir else user
+        return (
+            ((config_file(app, config_name, project_dir), ("mcp",)), *user) if project_dir else user
+        )
 
     return mcp_config
 

@@ -37,6 +37,8 @@ def clock() -> float:
     """Seconds of CPU this thread has spent: the budget bounds the analysis's own work, so
     a verdict never flips from deny to ask because the machine happens to be busy."""
     return time.thread_time()
+
+
 MAX_DEPTH = 48  # nesting of substitutions and scripts
 MAX_WORDS = 256  # words one brace expansion may produce
 

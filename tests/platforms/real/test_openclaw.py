@@ -65,7 +65,9 @@ def test_openclaw_denies_cuts_resumes_and_uninstalls_exactly(world: HostWorld) -
     named_tools_exist(after_ours.system(), ANY_OUR_TOOL, after_ours)
     overflowed, resumed = session.model.main_requests[3:]
     assert "Look at the logs" in overflowed.text()
-    assert [r for r in session.model.requests if "<conversation>" in r.last_message_text()]  # a summary
+    assert [
+        r for r in session.model.requests if "<conversation>" in r.last_message_text()
+    ]  # a summary
     assert "Look at the logs" not in resumed.text()  # the first turn is compacted away
     guide = resumed.system()
     assert '<session_guide source="compact"' in guide and "Where were we?" in guide, guide

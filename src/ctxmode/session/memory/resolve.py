@@ -45,7 +45,9 @@ def resolve_target(
     env = os.environ if environ is None else environ
     cwd = os.path.realpath(cwd)
     scope = config.scope_for(cwd)
-    name = _chosen_name(store, scope, cwd, explicit or ctx_settings.text(ctx_settings.SESSION, env), task)
+    name = _chosen_name(
+        store, scope, cwd, explicit or ctx_settings.text(ctx_settings.SESSION, env), task
+    )
     session = store.get(name)
     workspace = session.workspace if session else (scope.path if scope else cwd)
     return Target(name, workspace, session, config.settings_for(workspace))
