@@ -225,6 +225,17 @@ def _source(canonical: str, payload: dict) -> str:
     return ""
 
 
+def shim_hook_commands(platform_id: str, events: dict[str, str]) -> Callable[[str], dict]:
+    """`Installer.hook_commands` for a plugin shim, whose event names are the CLI's too."""
+
+    def hook_commands(command: str) -> dict[str, str]:
+        from ctxmode.platforms._install import hook_lines
+
+        return hook_lines(command, platform_id, {name: name for name in events})
+
+    return hook_commands
+
+
 def shim_parser(
     platform: str,
     events: dict[str, str],

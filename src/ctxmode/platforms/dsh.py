@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
-from ctxmode.platforms._common import shim_parser
+from ctxmode.platforms._common import shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -193,12 +193,6 @@ def config_paths(project_dir: str = "", chosen: tuple[str, ...] = ()) -> dict[st
         found[f"{profile}:patch"] = os.path.join(base, "cordis.patch.yml")
         found[f"{profile}:bundle"] = os.path.join(base, "node_modules", BUNDLE)
     return found
-
-
-def hook_commands(command: str) -> dict[str, str]:
-    from ctxmode.platforms._install import hook_lines
-
-    return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
 
 
 def mcp_row(server_command: list[str]) -> str:
@@ -377,7 +371,7 @@ PLATFORM = Platform(
     installer=Installer(
         scopes=("user",),
         config_paths=config_paths,
-        hook_commands=hook_commands,
+        hook_commands=shim_hook_commands(PLATFORM_ID, EVENTS),
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
         note=NOTE,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult, is_shell
-from ctxmode.platforms._common import shim_answer, shim_parser
+from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -219,12 +219,6 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
     return {"config": config_file(), "plugin": plugin_dir()}
 
 
-def hook_commands(command: str) -> dict[str, str]:
-    from ctxmode.platforms._install import hook_lines
-
-    return hook_lines(command, PLATFORM_ID, {name: name for name in EVENTS})
-
-
 def _plugin_changes(hook_prefix: str, remove: bool) -> list:
     from ctxmode.platforms._shim import launch_config, shim_changes
 
@@ -332,7 +326,7 @@ PLATFORM = Platform(
     installer=Installer(
         scopes=("user",),
         config_paths=config_paths,
-        hook_commands=hook_commands,
+        hook_commands=shim_hook_commands(PLATFORM_ID, EVENTS),
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
         note=NOTE,

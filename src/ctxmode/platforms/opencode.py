@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
-from ctxmode.platforms._common import shim_answer, shim_parser
+from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
@@ -172,11 +172,6 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
             "plugin": os.path.join(config_dir(app, project_dir), PLUGIN_DIR),
         }
 
-    def hook_commands(command: str) -> dict[str, str]:
-        from ctxmode.platforms._install import hook_lines
-
-        return hook_lines(command, platform_id, {name: name for name in EVENTS})
-
     def install_changes(
         hook_prefix: str,
         server_command: list[str],
@@ -203,7 +198,7 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
     return Installer(
         scopes=("user", "project"),
         config_paths=config_paths,
-        hook_commands=hook_commands,
+        hook_commands=shim_hook_commands(platform_id, EVENTS),
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
         note=note,

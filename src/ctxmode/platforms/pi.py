@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
-from ctxmode.platforms._common import shim_answer, shim_parser
+from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
 from ctxmode.vocab import fields
 from ctxmode.vocab.platform import Installer, Platform
 
@@ -97,11 +97,6 @@ def installer_for(platform_id: str, app: str, note: str) -> Installer:
     def config_paths(project_dir: str = "") -> dict[str, str]:
         return {"extension": directory(project_dir)}
 
-    def hook_commands(command: str) -> dict[str, str]:
-        from ctxmode.platforms._install import hook_lines
-
-        return hook_lines(command, platform_id, {name: name for name in EVENTS})
-
     def install_changes(hook_prefix: str, server_command: list[str], project_dir: str = "") -> list:
         return _extension_changes(
             platform_id, directory(project_dir), hook_prefix, list(server_command), False
@@ -113,7 +108,7 @@ def installer_for(platform_id: str, app: str, note: str) -> Installer:
     return Installer(
         scopes=("user", "project"),
         config_paths=config_paths,
-        hook_commands=hook_commands,
+        hook_commands=shim_hook_commands(platform_id, EVENTS),
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
         note=note,
