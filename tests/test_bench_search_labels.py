@@ -46,3 +46,13 @@ def test_holdout5_covers_questions_and_the_second_export(bench: ModuleType) -> N
     assert sum(q.kind == "question" for q in queries) >= 20
     assert sum(q.doc == second for q in queries) >= 15
     assert {q.kind for q in queries} == set(bench.KINDS)
+
+
+def test_holdout6_covers_questions_fragments_and_the_third_export(bench: ModuleType) -> None:
+    queries = bench.load_queries(bench.HOLDOUT6_FILE)
+    third = f"issues:{bench.ISSUES3_FILE.name}"
+    assert len(queries) >= 90
+    assert sum(q.kind == "question" for q in queries) >= 35
+    assert sum(q.kind == "fragment" for q in queries) >= 12
+    assert sum(q.doc == third for q in queries) >= 25
+    assert {q.kind for q in queries} == set(bench.KINDS)
