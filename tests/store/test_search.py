@@ -259,6 +259,27 @@ def test_a_question_about_an_issue_is_not_answered_by_the_asker_or_a_question_ba
     assert results[0].hits[0].title.endswith("> comments > 53 by ay")
 
 
+def test_a_question_that_matches_a_comment_is_answered_by_another_comment_of_its_thread(kb):
+    export = [
+        {
+            "number": 11,
+            "title": "Deleted folders reappear",
+            "user": {"login": "em"},
+            "body": "A project folder I cleaned up in March is present again on every device.",
+            "comments": [
+                {"id": 111, "user": {"login": "tb"}, "body": "How long was it offline?"},
+                {"id": 112, "user": {"login": "em"}, "body": "Two months, that laptop sat in a drawer."},
+                {"id": 113, "user": {"login": "tb"}, "body": "Deletion records are kept for "
+                 "30 days. A device offline for longer no longer sees the deletion, so it "
+                 "uploads its own copy again because it looks new."},
+            ],
+        }
+    ]  # fmt: skip
+    kb.index_text("export.json", json.dumps(export), fmt="json")
+    results = kb.search(["why did my laptop from the drawer bring old files back"])
+    assert results[0].hits[0].title.endswith("> comments > 113 by tb")
+
+
 def test_a_query_word_that_begins_a_collection_name_names_its_sources(kb):
     kb.index_text("nodejs:fs", "# fs\nNode can watch a directory for changes.\n")
     kb.index_text("man:inotify(7)", "# inotify\nWatch a directory for changes.\n")

@@ -42,7 +42,16 @@ def test_a_reply_by_the_asker_or_one_that_asks_back_is_unlikely_the_answer():
     passing = "body: Does it answer within 10 s?\nDeliveries time out after 10 s and are retried."
     assert threads.unlikely_answer(post, f"{post} > comments > 7 by kp", passing) == 0.0
     # No author on the post: nothing to tell the asker by.
-    assert threads.unlikely_answer("issues > 5: Locked", "issues > 5: Locked > c > 3", "x.") == 0.0
+    unsigned = "body: Start the write transactions with BEGIN IMMEDIATE."
+    assert threads.unlikely_answer("issues > 5: Locked", "issues > 5: L > c > 3", unsigned) == 0.0
+
+
+def test_a_reply_of_a_few_words_confirms_it_does_not_explain():
+    post = "issues > 5: Locked errors by tg"
+    for short in ("body: Same with Podman.", "id: 8\nuser: kp\nbody: 3.0.4.\n"):
+        assert threads.unlikely_answer(post, f"{post} > comments > 8 by kp", short) == 0.5
+    by_asker_too = "body: About two months."
+    assert threads.unlikely_answer(post, f"{post} > comments > 9 by tg", by_asker_too) == 1.0
 
 
 def test_the_replies_of_a_post_are_the_records_chunked_below_it(tmp_path):
@@ -60,3 +69,20 @@ def test_the_replies_of_a_post_are_the_records_chunked_below_it(tmp_path):
     assert {ids[t] for t in ids if t.startswith("1: Hang > ")} == set(found)
     assert set(found.values()) == {post}
     assert ids["2: Other"] not in found
+
+
+def test_every_record_of_a_thread_leads_back_to_its_opening_post(tmp_path):
+    export = [
+        {"number": 1, "title": "Hang", "body": "It hangs " * 10, "comments": [
+            {"id": 11, "body": "Same."}, {"id": 12, "body": "Cause found.", "replies": [
+                {"id": 13, "body": "Thanks."}]}]},
+        {"number": 2, "title": "Other", "body": "Unrelated " * 10},
+    ]  # fmt: skip
+    with KnowledgeBase.open(str(tmp_path)) as kb:
+        kb.index_text("export", json.dumps(export), fmt="json")
+        rows = kb.conn.execute("SELECT id, source_id, title FROM kb_chunks").fetchall()
+        roots = threads.roots(kb.conn, rows)
+    ids = {title: cid for cid, _, title in rows}
+    for title, chunk_id in ids.items():
+        opening = ids["1: Hang"] if title.startswith("1: Hang") else ids["2: Other"]
+        assert roots[chunk_id] == opening, title

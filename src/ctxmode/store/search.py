@@ -88,12 +88,18 @@ def run_query(
 def _replies_of(
     conn: sqlite3.Connection, pool: dict[int, float], sources: dict[int, Source]
 ) -> tuple[dict[int, float], dict[int, int]]:
-    """The replies of the JSON records in the pool, each with its fused score or a share
-    of its post's (`sources` gains those not in the pool); and each reply's post."""
-    posts = [(c, s.source_id, s.title) for c, s in sources.items() if s.records]
-    if not posts:
+    """Every record of the threads the pool's JSON records belong to, each with its fused
+    score or a share of its thread's best (`sources` gains those not in the pool); and
+    each reply's post."""
+    records = [(c, s.source_id, s.title) for c, s in sources.items() if s.records]
+    if not records:
         return {}, {}
+    best: dict[int, float] = {}  # thread root -> the best fused score of its pooled records
+    for record, root in threads.roots(conn, records).items():
+        best[root] = max(best.get(root, 0.0), pool[record])
+    sources.update(chunk_sources(conn, [r for r in best if r not in sources]))
+    posts = [(root, sources[root].source_id, sources[root].title) for root in best]
     found = threads.replies(conn, posts)
-    sources.update(chunk_sources(conn, [r for r in found if r not in pool]))
-    scores = {reply: pool.get(reply, THREAD_SHARE * pool[post]) for reply, post in found.items()}
+    sources.update(chunk_sources(conn, [r for r in found if r not in sources]))
+    scores = {reply: pool.get(reply, THREAD_SHARE * best[root]) for reply, root in found.items()}
     return scores, found

@@ -2,8 +2,9 @@
 
 An issue's opening post repeats the words of a question about it; the answer sits in a
 reply that may share none of them ("why does the pool hang" is answered by "Root cause:
-... task_done() is never called"). So the replies of a post the query matched join the
-re-ranking, and for a question a reply that reads like an answer (a cause for "why",
+... task_done() is never called"). So every record of a thread the query matched (its
+post, or any reply: the asker's "two months offline" is answered by its neighbour) joins
+the re-ranking, and for a question a reply that reads like an answer (a cause for "why",
 a fix otherwise) counts for a little more.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from ctxmode.store.tuning import THREAD_SCAN
+from ctxmode.store.tuning import ANSWER_MIN_WORDS, THREAD_SCAN
 
 QUESTION_OPENERS = frozenset(
     "how why what which when where who whom does do did is are can could should".split()  # noqa: SIM905
@@ -58,12 +59,38 @@ def only_asks(text: str) -> bool:
     return bool(lines) and lines[-1].rstrip().endswith("?")
 
 
+def too_short(text: str) -> bool:
+    """A reply of a few words ("Same with Podman.", "3.0.4.") confirms or thanks; it has
+    no room to explain a cause or a fix."""
+    longest = max(text.splitlines(), key=len, default="")  # a record's prose field
+    return len(longest.split()) < ANSWER_MIN_WORDS
+
+
 def unlikely_answer(post_title: str, reply_title: str, text: str) -> float:
     """How little a reply looks like an answer, 0..1: the asker's own follow-up (the one
-    who asked rarely answers) counts half, a reply that only asks back counts half."""
+    who asked rarely answers) counts half, a reply that only asks back counts half, and
+    so does one too short to explain anything."""
     asker = author(post_title)
     by_asker = asker is not None and author(reply_title) == asker
-    return 0.5 * by_asker + 0.5 * only_asks(text)
+    return min(1.0, 0.5 * by_asker + 0.5 * only_asks(text) + 0.5 * too_short(text))
+
+
+def roots(conn: sqlite3.Connection, records: list[tuple[int, int, str]]) -> dict[int, int]:
+    """record chunk id -> the chunk id of the thread it belongs to (the outermost record
+    its title sits below; itself for an opening post), for (chunk id, source id, title)
+    records. A matched comment's answer may be its neighbour, not a reply to it."""
+    found: dict[int, int] = {}
+    for chunk_id, source_id, title in records:
+        found[chunk_id] = chunk_id
+        for earlier_id, earlier_title in conn.execute(
+            "SELECT id, title FROM kb_chunks WHERE id >= ? AND id < ? AND source_id = ? "
+            "ORDER BY id",
+            (chunk_id - THREAD_SCAN, chunk_id, source_id),
+        ):
+            if title.startswith(earlier_title + " > "):
+                found[chunk_id] = earlier_id
+                break
+    return found
 
 
 def replies(conn: sqlite3.Connection, posts: list[tuple[int, int, str]]) -> dict[int, int]:
