@@ -90,14 +90,27 @@ def _same_start(conn: sqlite3.Connection, word: str, limit: int) -> list[str]:
 
     Trigrams miss transpositions in short words ("defualt" shares one trigram with
     "default"); a typo rarely touches the first letters, so these are the first candidates.
+    A swap across the end of that beginning ("qoutes" for "quotes") is looked up as well.
     """
-    prefix = word[: 2 if len(word) <= 6 else 3]
-    rows = conn.execute(
-        "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
-        "AND length(word) BETWEEN ? AND ? LIMIT ?",
-        (prefix, prefix + "\U0010ffff", len(word) - limit, len(word) + limit, PREFIX_CANDIDATES),
-    ).fetchall()
-    return [row[0] for row in rows]
+    size = 2 if len(word) <= 6 else 3
+    prefixes = {word[:size], word[: size - 1] + word[size : size + 1] + word[size - 1]}
+    found: list[str] = []
+    for prefix in prefixes:
+        found += [
+            row[0]
+            for row in conn.execute(
+                "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
+                "AND length(word) BETWEEN ? AND ? LIMIT ?",
+                (
+                    prefix,
+                    prefix + "\U0010ffff",
+                    len(word) - limit,
+                    len(word) + limit,
+                    PREFIX_CANDIDATES,
+                ),
+            )
+        ]
+    return found
 
 
 def _sharing_trigrams(conn: sqlite3.Connection, word: str) -> list[str]:
@@ -207,11 +220,14 @@ def _commoner_spelling(conn: sqlite3.Connection, word: str) -> str | None:
     needed = TYPO_RATIO * max(own, 1)
     # Only words that begin alike: a trigram search per known word would cost more than
     # the whole query, and a misspelling rarely touches the first letters.
-    best, best_found = None, 0
+    # Stems can tie ("environent" and "environment" both search as "environ"): then the
+    # one keeping more of the word's ends.
+    best, best_key = None, (0, 0)
     for _, near in sorted(_within(word, _same_start(conn, word, 1), 1)):
         found = _chunk_frequency(conn, near, IDF_CAP)
-        if found >= needed and found > best_found:
-            best, best_found = near, found
+        key = (found, _shared_ends(word, near))
+        if found >= needed and key > best_key:
+            best, best_key = near, key
     return best
 
 
