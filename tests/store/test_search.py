@@ -6,6 +6,7 @@ import pytest
 
 from ctxmode.store import planning, reranking, terms
 from ctxmode.store.knowledge import KnowledgeBase
+from ctxmode.store.tuning import PREFIX_NAMED
 
 FILLER = "Nothing of interest is said in this paragraph about anything at all.\n"
 
@@ -92,6 +93,18 @@ def test_the_source_named_after_a_query_term_ranks_first(kb):
     weights = reranking.term_weights(kb.conn, plan)
     assert reranking.named_share("man:tar(1)", plan, weights) == pytest.approx(weights[0])
     assert reranking.named_share("man:ptargrep(1)", plan, weights) == 0.0
+
+
+def test_a_constant_is_looked_up_in_the_page_its_first_part_names(kb):
+    flag = "CLONE_NEWPID (since Linux 3.8)\n    Create the process in a new PID namespace.\n"
+    kb.index_text("man:clone(2)", f"# clone(2)\n\n## DESCRIPTION\n{FILLER * 2}{flag}{FILLER * 3}")
+    kb.index_text("man:unshare(2)", f"# unshare(2)\n\n## DESCRIPTION\n{flag}")
+    _, hit = first(kb, "CLONE_NEWP")
+    assert hit.source == "man:clone(2)"  # although unshare's shorter chunk scores higher
+    plan = planning.plan_query(kb.conn, "CLONE_NEWPID")
+    weights = reranking.term_weights(kb.conn, plan)
+    assert reranking.named_share("man:clone(2)", plan, weights) == pytest.approx(PREFIX_NAMED)
+    assert reranking.named_share("man:unshare(2)", plan, weights) == 0.0
 
 
 def test_plain_text_hits_keep_their_first_line_as_title(kb):

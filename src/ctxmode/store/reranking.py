@@ -21,6 +21,7 @@ from ctxmode.store.tuning import (
     ADJACENT_GAP,
     GIST_CHARS,
     NAMESPACE_PREFIX,
+    PREFIX_NAMED,
     SAME_SOURCE_PENALTY,
     SINGLE_TERM_DEFINES,
     WEIGHTS,
@@ -108,15 +109,22 @@ def _matches(marked: str, keys: list[set[str]]) -> tuple[str, list[tuple[int, in
     index marked, and the camelCase parts it matched through the identifier-parts column
     ("keep" in TCPKeepAlive), which no highlight shows."""
     text, spans = snippets.strip_marks(marked)
+    known: dict[str, int | None] = {}  # a chunk repeats its matched words: each looked up once
+
+    def term_of(token: str) -> int | None:
+        if token not in known:
+            known[token] = _term_of(token, keys)
+        return known[token]
+
     found = []
     for start, end in spans:
-        index = _term_of(text[start:end], keys)
+        index = term_of(text[start:end])
         if index is not None:
             found.append((start, end, index))
     if len({m[2] for m in found}) < len(keys) and terms.CAMEL_HINT.search(text):
         for token in _CAMEL_TOKEN.finditer(text):
             for part in terms.CAMEL_PART.finditer(token.group()):
-                index = _term_of(part.group(), keys) if part.end() - part.start() >= 3 else None
+                index = term_of(part.group()) if part.end() - part.start() >= 3 else None
                 if index is not None:
                     found.append((token.start() + part.start(), token.start() + part.end(), index))
         found.sort()
@@ -325,7 +333,8 @@ def chunk_sources(conn: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, S
 
 def named_share(label: str, plan: Plan, weights: list[float]) -> float:
     """The (weighted) share of the query's terms that name the source: "tar" for the tar
-    manual, "signal" for signal(7). The document named after a term is its reference."""
+    manual, "signal" for signal(7). The document named after a term is its reference; an
+    identifier's first part names the call it belongs to (CLONE_NEWPID: clone(2)), for less."""
     space, colon, rest = label.lower().partition(":")
     if not colon:
         space, rest = "", space
@@ -337,6 +346,8 @@ def named_share(label: str, plan: Plan, weights: list[float]) -> float:
         words = [w.rstrip("*") for w in t.every_word]
         if any(set(w.split()) <= name or _opens(space, w) for w in words):
             share += weight
+        elif len(t.term.parts) > 1 and t.term.parts[0] in name and len(t.term.parts[0]) >= 3:
+            share += PREFIX_NAMED * weight  # CLONE_NEWPID is clone(2)'s flag
     return share
 
 

@@ -29,6 +29,7 @@ RERANK_POOL = 15  # fused chunks whose matches are examined
 RERANK_WEIGHT = 0.5  # the match-shape boost, against the fused score scaled to the best's
 SAME_SOURCE_PENALTY = 0.1  # per hit already shown from the same source
 NAMED_WEIGHT = 1.0  # boost for a source named after the query's terms (tar(1) for "tar")
+PREFIX_NAMED = 0.5  # ... half that when an identifier's first part names it (CLONE_NEWPID)
 NAMESPACE_PREFIX = 4  # a query word this long names a label's collection it begins ("node")
 LEAD_WEIGHT = 0.3  # boost for a source's first chunk (its summary: a man page's NAME)
 ADJACENT_GAP = 12  # chars between two terms that still count as "next to each other"
