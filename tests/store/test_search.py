@@ -253,6 +253,25 @@ def test_a_question_about_an_issue_is_answered_by_the_reply_that_gives_the_cause
     assert hit.title == "9: Worker pool hangs on shutdown > comments > 92"
 
 
+def test_a_symptom_that_names_an_issue_is_answered_by_the_reply_with_the_fix(kb):
+    export = [
+        {
+            "number": 44,
+            "title": "Webhook deliveries arrive twice",
+            "body": "Our endpoint receives each event two times since the upgrade.",
+            "comments": [
+                {"id": 441, "body": "Deliveries time out after 10 s and are retried; your "
+                 "endpoint answers after 12 s. Answer first, then process the event."},
+            ],
+        }
+    ]  # fmt: skip
+    kb.index_text("export.json", json.dumps(export), fmt="json")
+    _, hit = first(kb, "webhook delivered twice")
+    assert hit.title == "44: Webhook deliveries arrive twice > comments > 441"
+    _, named = first(kb, "webhook")  # one word: where it is named, the issue itself
+    assert named.title == "44: Webhook deliveries arrive twice"
+
+
 def test_a_question_about_an_issue_is_not_answered_by_the_asker_or_a_question_back(kb):
     export = [
         {

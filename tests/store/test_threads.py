@@ -7,11 +7,13 @@ from ctxmode.store.knowledge import KnowledgeBase
 
 
 def test_what_a_query_asks_for():
-    assert threads.asked(["why", "does", "the", "pool", "hang"]) == "cause"
-    assert threads.asked(["how", "do", "i", "rotate", "the", "key"]) == "answer"
-    assert threads.asked(["what", "causes", "the", "leak"]) == "cause"
-    assert threads.asked(["worker", "pool", "hang"]) is None
-    assert threads.asked([]) is None
+    assert threads.asked(["why", "does", "the", "pool", "hang"], 2) == "cause"
+    assert threads.asked(["how", "do", "i", "rotate", "the", "key"], 2) == "answer"
+    assert threads.asked(["what", "causes", "the", "leak"], 2) == "cause"
+    # A symptom in a few words wants what fixed it; a lone identifier wants where it is named.
+    assert threads.asked(["worker", "pool", "hang"], 3) == "answer"
+    assert threads.asked(["e_chunk_digest"], 1) is None
+    assert threads.asked([], 0) is None
 
 
 def test_a_reply_reads_like_a_cause_or_a_fix():

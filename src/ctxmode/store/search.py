@@ -64,7 +64,7 @@ def run_query(
     pooled = dict(pool)
     replies, post_of = _replies_of(conn, pooled, sources)
     pool += [(reply, fused) for reply, fused in replies.items() if reply not in pooled]
-    asks = threads.asked(plan.spoken)
+    asks = threads.asked(plan.spoken, len(plan.terms))
     out = []
     marked = highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
     for chunk_id, score in pool:
@@ -76,7 +76,7 @@ def run_query(
             + LEAD_WEIGHT * source.lead
             + NAMED_WEIGHT * named_share(source.label, plan, weights)
         )
-        if asks and chunk_id in replies:  # a question is answered in a reply, not the post
+        if asks and chunk_id in replies:  # answered in a reply, not in the post
             boost += REPLY_WEIGHT + CUE_WEIGHT * threads.answer_cue(asks, content)
         if chunk_id in replies:
             post = sources[post_of[chunk_id]].title

@@ -31,11 +31,13 @@ _FIX_CUES = re.compile(
 )
 
 
-def asked(spoken: list[str]) -> str | None:
-    """What a query asks for: "cause" (why ...), "answer" (another question), or None."""
-    if not spoken or spoken[0] not in QUESTION_OPENERS:
-        return None
-    return "cause" if _CAUSE_ASKED & set(spoken) else "answer"
+def asked(spoken: list[str], terms: int) -> str | None:
+    """What a query of `terms` search terms asks for: "cause" (why ...), "answer" (another
+    question, or a symptom in a few words: "webhook delivered twice"), or None (a lone
+    identifier: "E_CHUNK_DIGEST" is looked up where it is named, in the post)."""
+    if spoken and spoken[0] in QUESTION_OPENERS:
+        return "cause" if _CAUSE_ASKED & set(spoken) else "answer"
+    return "answer" if terms >= 2 else None
 
 
 def answer_cue(kind: str | None, text: str) -> float:
