@@ -18,7 +18,7 @@ IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is com
 # ---------------------------------------------------------------- retrieval and fusion
 RRF_K = 60
 CANDIDATE_DEPTH = 20  # chunks each ranked list contributes
-PARTIAL_FROM_TERMS = 4  # questions this long also search with each term left out
+PARTIAL_FROM_TERMS = 5  # questions this long also search with each term left out
 PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
