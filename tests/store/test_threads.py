@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from ctxmode.store import threads
 from ctxmode.store.knowledge import KnowledgeBase
 
@@ -56,34 +58,33 @@ def test_a_reply_of_a_few_words_confirms_it_does_not_explain():
     assert threads.unlikely_answer(post, f"{post} > comments > 9 by tg", by_asker_too) == 1.0
 
 
-def test_the_replies_of_a_post_are_the_records_chunked_below_it(tmp_path):
-    export = [
-        {"number": 1, "title": "Hang", "body": "It hangs " * 10, "comments": [
-            {"id": 11, "body": "Same."}, {"id": 12, "body": "Cause found.", "replies": [
-                {"id": 13, "body": "Thanks."}]}]},
-        {"number": 2, "title": "Other", "body": "Unrelated " * 10},
-    ]  # fmt: skip
+EXPORT = [
+    {"number": 1, "title": "Hang", "body": "It hangs " * 10, "comments": [
+        {"id": 11, "body": "Same."}, {"id": 12, "body": "Cause found.", "replies": [
+            {"id": 13, "body": "Thanks."}]}]},
+    {"number": 2, "title": "Other", "body": "Unrelated " * 10},
+]  # fmt: skip
+
+
+@pytest.fixture
+def export_kb(tmp_path):
     with KnowledgeBase.open(str(tmp_path)) as kb:
-        kb.index_text("export", json.dumps(export), fmt="json")
-        ids = {title: cid for cid, title in kb.conn.execute("SELECT id, title FROM kb_chunks")}
-        post = ids["1: Hang"]
-        found = threads.replies(kb.conn, [(post, 1, "1: Hang")])
+        kb.index_text("export", json.dumps(EXPORT), fmt="json")
+        yield kb
+
+
+def test_the_replies_of_a_post_are_the_records_chunked_below_it(export_kb):
+    ids = {title: cid for cid, title in export_kb.conn.execute("SELECT id, title FROM kb_chunks")}
+    post = ids["1: Hang"]
+    found = threads.replies(export_kb.conn, [(post, 1, "1: Hang")])
     assert {ids[t] for t in ids if t.startswith("1: Hang > ")} == set(found)
     assert set(found.values()) == {post}
     assert ids["2: Other"] not in found
 
 
-def test_every_record_of_a_thread_leads_back_to_its_opening_post(tmp_path):
-    export = [
-        {"number": 1, "title": "Hang", "body": "It hangs " * 10, "comments": [
-            {"id": 11, "body": "Same."}, {"id": 12, "body": "Cause found.", "replies": [
-                {"id": 13, "body": "Thanks."}]}]},
-        {"number": 2, "title": "Other", "body": "Unrelated " * 10},
-    ]  # fmt: skip
-    with KnowledgeBase.open(str(tmp_path)) as kb:
-        kb.index_text("export", json.dumps(export), fmt="json")
-        rows = kb.conn.execute("SELECT id, source_id, title FROM kb_chunks").fetchall()
-        roots = threads.roots(kb.conn, rows)
+def test_every_record_of_a_thread_leads_back_to_its_opening_post(export_kb):
+    rows = export_kb.conn.execute("SELECT id, source_id, title FROM kb_chunks").fetchall()
+    roots = threads.roots(export_kb.conn, rows)
     ids = {title: cid for cid, _, title in rows}
     for title, chunk_id in ids.items():
         opening = ids["1: Hang"] if title.startswith("1: Hang") else ids["2: Other"]

@@ -93,24 +93,17 @@ def _same_start(conn: sqlite3.Connection, word: str, limit: int) -> list[str]:
     A swap across the end of that beginning ("qoutes" for "quotes") is looked up as well.
     """
     size = 2 if len(word) <= 6 else 3
-    prefixes = {word[:size], word[: size - 1] + word[size : size + 1] + word[size - 1]}
-    found: list[str] = []
-    for prefix in prefixes:
-        found += [
-            row[0]
-            for row in conn.execute(
-                "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
-                "AND length(word) BETWEEN ? AND ? LIMIT ?",
-                (
-                    prefix,
-                    prefix + "\U0010ffff",
-                    len(word) - limit,
-                    len(word) + limit,
-                    PREFIX_CANDIDATES,
-                ),
-            )
-        ]
-    return found
+    swapped = word[: size - 1] + word[size : size + 1] + word[size - 1]
+    sql = (
+        "SELECT word FROM kb_vocab WHERE word >= ? AND word < ? "
+        "AND length(word) BETWEEN ? AND ? LIMIT ?"
+    )
+    bounds = (len(word) - limit, len(word) + limit, PREFIX_CANDIDATES)
+    return [
+        row[0]
+        for prefix in {word[:size], swapped}
+        for row in conn.execute(sql, (prefix, prefix + "\U0010ffff", *bounds))
+    ]
 
 
 def _sharing_trigrams(conn: sqlite3.Connection, word: str) -> list[str]:

@@ -4,8 +4,10 @@ An issue's opening post repeats the words of a question about it; the answer sit
 reply that may share none of them ("why does the pool hang" is answered by "Root cause:
 ... task_done() is never called"). So every record of a thread the query matched (its
 post, or any reply: the asker's "two months offline" is answered by its neighbour) joins
-the re-ranking, and for a question a reply that reads like an answer (a cause for "why",
-a fix otherwise) counts for a little more.
+the re-ranking. For a question, or a symptom in a few words ("webhook delivered twice"),
+a reply counts for more than the post that restates the problem (the reply's title still
+names the issue), and one that reads like an answer (a cause for "why", a fix otherwise)
+for a little more.
 """
 
 from __future__ import annotations
@@ -31,13 +33,13 @@ _FIX_CUES = re.compile(
 )
 
 
-def asked(spoken: list[str], terms: int) -> str | None:
-    """What a query of `terms` search terms asks for: "cause" (why ...), "answer" (another
+def asked(spoken: list[str], term_count: int) -> str | None:
+    """What a query of `term_count` search terms asks for: "cause" (why ...), "answer" (another
     question, or a symptom in a few words: "webhook delivered twice"), or None (a lone
     identifier: "E_CHUNK_DIGEST" is looked up where it is named, in the post)."""
     if spoken and spoken[0] in QUESTION_OPENERS:
         return "cause" if _CAUSE_ASKED & set(spoken) else "answer"
-    return "answer" if terms >= 2 else None
+    return "answer" if term_count >= 2 else None
 
 
 def answer_cue(kind: str | None, text: str) -> float:

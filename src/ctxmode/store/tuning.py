@@ -44,7 +44,7 @@ WEIGHTS = {"coverage": 0.3, "proximity": 0.15, "phrase": 0.15, "line": 0.2, "tit
 # ---------------------------------------------------------------- threads (JSON records)
 THREAD_SCAN = 40  # chunks after a matched post read for its replies
 THREAD_SHARE = 1.0  # a reply joins the re-ranking with this share of its post's fused score
-REPLY_WEIGHT = 0.6  # boost for a reply, when the query is a question (answers are replies)
+REPLY_WEIGHT = 0.6  # boost for a reply, for a question or a symptom (answers are replies)
 CUE_WEIGHT = 0.6  # ... and more for one that reads like the answer the question asks for
 NOT_ANSWER_WEIGHT = 0.4  # less for a reply by the asker, or one that only asks back
 ANSWER_MIN_WORDS = 5  # a reply shorter than this confirms or thanks; it does not explain
