@@ -6,12 +6,12 @@ The corpus is built at run time from what this machine ships: English man pages
 (sections 1-8, rendered to text by man-db, cached under bench/.corpus/), the Node.js API
 markdown in /usr/share/doc/nodejs/api, and Debian changelogs/READMEs as plain-text filler.
 Python's own documentation is deliberately left out (kept for independent checks).
-Three hand-written issue-tracker exports of different projects, with comment threads
-(bench/search_corpus_issues{,2,3}.json), are indexed as JSON.
+Four hand-written issue-tracker exports of different projects, with comment threads
+(bench/search_corpus_issues{,2,3,4}.json), are indexed as JSON.
 The labelled queries live in bench/search_queries.json (the set the store was tuned on) and
-bench/search_queries_holdout{,2,3,4,5,6}.json (each written before a tuning round, never
+bench/search_queries_holdout{,2,3,4,5,6,7}.json (each written before a tuning round, never
 tuned on); each names the document that must exist and a line that a correct hit's snippet must
-contain. `--queries PATH` (repeatable; or tune, holdout, holdout2 ... holdout6, both, all)
+contain. `--queries PATH` (repeatable; or tune, holdout, holdout2 ... holdout7, both, all)
 picks the sets; each set is scored and judged on its own.
 Exit code is 0 whatever the numbers (a benchmark, not a gate); 2 when the corpus cannot
 be built (missing tool or page), with the command that fixes it.
@@ -47,16 +47,20 @@ HOLDOUT3_FILE = BENCH_DIR / "search_queries_holdout3.json"
 HOLDOUT4_FILE = BENCH_DIR / "search_queries_holdout4.json"
 HOLDOUT5_FILE = BENCH_DIR / "search_queries_holdout5.json"
 HOLDOUT6_FILE = BENCH_DIR / "search_queries_holdout6.json"
+HOLDOUT7_FILE = BENCH_DIR / "search_queries_holdout7.json"
 # A hand-written issue-tracker export (issues, nested comment threads): answers sit in comments.
 ISSUES_FILE = BENCH_DIR / "search_corpus_issues.json"
 # A second export, of another project (written with holdout5). Each export -> its label.
 ISSUES2_FILE = BENCH_DIR / "search_corpus_issues2.json"
 # A third, of a build tool (written with holdout6).
 ISSUES3_FILE = BENCH_DIR / "search_corpus_issues3.json"
+# A fourth, of a message broker (written with holdout7).
+ISSUES4_FILE = BENCH_DIR / "search_corpus_issues4.json"
 ISSUE_EXPORTS = {
     ISSUES_FILE: "tessera-export.json",
     ISSUES2_FILE: "lumen-export.json",
     ISSUES3_FILE: "kiln-export.json",
+    ISSUES4_FILE: "heron-export.json",
 }
 # `--queries NAME` shortcuts for the stored sets.
 QUERY_SETS = {
@@ -67,6 +71,7 @@ QUERY_SETS = {
     "holdout4": [HOLDOUT4_FILE],
     "holdout5": [HOLDOUT5_FILE],
     "holdout6": [HOLDOUT6_FILE],
+    "holdout7": [HOLDOUT7_FILE],
     "both": [QUERIES_FILE, HOLDOUT_FILE],
     "all": [
         QUERIES_FILE,
@@ -76,6 +81,7 @@ QUERY_SETS = {
         HOLDOUT4_FILE,
         HOLDOUT5_FILE,
         HOLDOUT6_FILE,
+        HOLDOUT7_FILE,
     ],
 }
 
@@ -645,7 +651,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="PATH",
         help=f"a labelled query set (repeatable; default {QUERIES_FILE.name}); "
         "or a name: 'tune', 'holdout', 'holdout2', 'holdout3', 'holdout4', 'holdout5', "
-        f"'holdout6' ({HOLDOUT6_FILE.name}), "
+        f"'holdout6', 'holdout7' ({HOLDOUT7_FILE.name}), "
         "'both' (tune and holdout) or 'all' (every stored set)",
     )
     # Another module with the same KnowledgeBase API (to try the harness on a stand-in store).

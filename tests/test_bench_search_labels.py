@@ -56,3 +56,13 @@ def test_holdout6_covers_questions_fragments_and_the_third_export(bench: ModuleT
     assert sum(q.kind == "fragment" for q in queries) >= 12
     assert sum(q.doc == third for q in queries) >= 25
     assert {q.kind for q in queries} == set(bench.KINDS)
+
+
+def test_holdout7_covers_questions_fragments_and_the_fourth_export(bench: ModuleType) -> None:
+    queries = bench.load_queries(bench.HOLDOUT7_FILE)
+    fourth = f"issues:{bench.ISSUES4_FILE.name}"
+    assert len(queries) >= 80
+    assert sum(q.kind == "question" for q in queries) >= 30
+    assert sum(q.kind == "fragment" for q in queries) >= 12
+    assert sum(q.doc == fourth for q in queries) >= 18
+    assert {q.kind for q in queries} == set(bench.KINDS)
