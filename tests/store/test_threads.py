@@ -13,7 +13,7 @@ def test_what_a_query_asks_for():
     assert threads.asked(["how", "do", "i", "rotate", "the", "key"], 2) == "answer"
     assert threads.asked(["what", "causes", "the", "leak"], 2) == "cause"
     # A symptom in a few words wants what fixed it; a lone identifier wants where it is named.
-    assert threads.asked(["worker", "pool", "hang"], 3) == "answer"
+    assert threads.asked(["worker", "pool", "hang"], 3) == "either"
     assert threads.asked(["e_chunk_digest"], 1) is None
     assert threads.asked([], 0) is None
 
@@ -23,6 +23,11 @@ def test_a_reply_reads_like_a_cause_or_a_fix():
     assert threads.answer_cue("cause", "Can reproduce on Linux.") == 0.0
     assert threads.answer_cue("answer", "Workaround: set `X=0` until the fix ships.") == 1.0
     assert threads.answer_cue(None, "Root cause: anything.") == 0.0
+    assert threads.answer_cue("cause", "Got it, this is a lock-ordering deadlock.") == 1.0
+    # A symptom's answer is its cause or its fix.
+    assert threads.answer_cue("either", "Workaround: set `X=0`.") == 1.0
+    assert threads.answer_cue("either", "The real cause was the proxy.") == 1.0
+    assert threads.answer_cue("either", "Same here on 3.1.") == 0.0
 
 
 def test_the_author_of_a_record_is_read_from_its_title():
@@ -80,6 +85,16 @@ def test_the_replies_of_a_post_are_the_records_chunked_below_it(export_kb):
     assert {ids[t] for t in ids if t.startswith("1: Hang > ")} == set(found)
     assert set(found.values()) == {post}
     assert ids["2: Other"] not in found
+
+
+def test_a_reply_that_opens_with_a_guess_is_unlikely_the_answer():
+    post = "issues > 5: Build hangs by mt"
+    guess = "body: Could be a corrupted local cache. Try removing it and run again."
+    assert threads.unlikely_answer(post, f"{post} > comments > 6 by pj", guess) == 0.5
+    asked_back = "body: Are you swapping? 32 compilers might not fit in RAM."
+    assert threads.unlikely_answer(post, f"{post} > comments > 7 by pj", asked_back) == 0.5
+    answer = "body: Probably not hung: every file is read once, so it takes hours."
+    assert threads.unlikely_answer(post, f"{post} > comments > 8 by pj", answer) == 0.0
 
 
 def test_every_record_of_a_thread_leads_back_to_its_opening_post(export_kb):

@@ -23,7 +23,8 @@ QUESTION_OPENERS = frozenset(
 _CAUSE_ASKED = frozenset({"why", "cause", "causes", "caused", "reason"})
 _CAUSE_CUES = re.compile(
     r"\b(?:root cause|caused? by|because|due to|the reason|the cause|that is the cause|"
-    r"that's it|found it|the leak)\b",
+    r"that's it|found it|the leak|found the|turn(?:s|ed) out|got it|this is an? |"
+    r"the (?:real )?(?:cause|culprit|bottleneck|problem) (?:is|was))\b",
     re.IGNORECASE,
 )
 _FIX_CUES = re.compile(
@@ -32,22 +33,29 @@ _FIX_CUES = re.compile(
     re.IGNORECASE,
 )
 
+# A reply that opens by guessing ("Could be a corrupted cache", "Maybe the disk is slow?")
+# is a suggestion the thread usually disproves later, not its answer.
+_GUESS = re.compile(
+    r"^(?:body: )?(?:could (?:it )?be|maybe|perhaps|might be|"
+    r"are you|do you|did you|have you|is it)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
 
 def asked(spoken: list[str], term_count: int) -> str | None:
     """What a query of `term_count` search terms asks for: "cause" (why ...), "answer" (another
-    question, or a symptom in a few words: "webhook delivered twice"), or None (a lone
-    identifier: "E_CHUNK_DIGEST" is looked up where it is named, in the post)."""
+    question), "either" (a symptom in a few words, "webhook delivered twice": its cause or
+    its fix), or None (a lone identifier: "E_CHUNK_DIGEST" is looked up where it is named)."""
     if spoken and spoken[0] in QUESTION_OPENERS:
         return "cause" if _CAUSE_ASKED & set(spoken) else "answer"
-    return "answer" if term_count >= 2 else None
+    return "either" if term_count >= 2 else None
 
 
 def answer_cue(kind: str | None, text: str) -> float:
-    """1 when a reply's text reads like what the question asks for, else 0."""
-    if kind is None:
-        return 0.0
-    cues = _CAUSE_CUES if kind == "cause" else _FIX_CUES
-    return 1.0 if cues.search(text) else 0.0
+    """1 when a reply's text reads like what the query asks for (a cause for "cause", a fix
+    for "answer", either for "either"), else 0."""
+    cues = {"cause": [_CAUSE_CUES], "answer": [_FIX_CUES], "either": [_CAUSE_CUES, _FIX_CUES]}
+    return 1.0 if any(c.search(text) for c in cues.get(kind or "", [])) else 0.0
 
 
 def author(title: str) -> str | None:
@@ -63,6 +71,11 @@ def only_asks(text: str) -> bool:
     return bool(lines) and lines[-1].rstrip().endswith("?")
 
 
+def guesses(text: str) -> bool:
+    """A reply that opens a line with a guess or a question back ("Maybe the disk is slow")."""
+    return bool(_GUESS.search(text))
+
+
 def too_short(text: str) -> bool:
     """A reply of a few words ("Same with Podman.", "3.0.4.") confirms or thanks; it has
     no room to explain a cause or a fix."""
@@ -72,11 +85,12 @@ def too_short(text: str) -> bool:
 
 def unlikely_answer(post_title: str, reply_title: str, text: str) -> float:
     """How little a reply looks like an answer, 0..1: the asker's own follow-up (the one
-    who asked rarely answers) counts half, a reply that only asks back counts half, and
-    so does one too short to explain anything."""
+    who asked rarely answers), a reply that only asks back, one too short to explain
+    anything and one that opens with a guess each count half."""
     asker = author(post_title)
     by_asker = asker is not None and author(reply_title) == asker
-    return min(1.0, 0.5 * by_asker + 0.5 * only_asks(text) + 0.5 * too_short(text))
+    doubts = by_asker + only_asks(text) + too_short(text) + guesses(text)
+    return min(1.0, 0.5 * doubts)
 
 
 def roots(conn: sqlite3.Connection, records: list[tuple[int, int, str]]) -> dict[int, int]:
