@@ -37,30 +37,41 @@ def test_the_author_of_a_record_is_read_from_its_title():
     assert threads.author("(root)") is None
 
 
-def test_a_reply_by_the_asker_or_one_that_asks_back_is_unlikely_the_answer():
-    post = "issues > 5: Locked errors by tg"
-    answer = "id: 3\nuser: ay\nbody: Start the write transactions with BEGIN IMMEDIATE."
-    assert threads.unlikely_answer(post, f"{post} > comments > 3 by ay", answer) == 0.0
-    follow_up = "id: 4\nuser: tg\nbody: WAL, and each transaction reads first."
-    assert threads.unlikely_answer(post, f"{post} > comments > 4 by tg", follow_up) == 0.5
-    asking = "id: 2\nuser: mh\nbody: Which journal mode?\nDo the writers read first?\n"
-    assert threads.unlikely_answer(post, f"{post} > comments > 2 by mh", asking) == 0.5
-    both = "body: Is that expected? We see it daily?"
-    assert threads.unlikely_answer(post, f"{post} > comments > 6 by tg", both) == 1.0
+POST = "issues > 5: Locked errors by tg"  # asked by tg
+
+# (who replied, the reply's text, how unlikely it is the answer): each doubt counts half.
+REPLIES = [
+    ("ay", "id: 3\nuser: ay\nbody: Start the write transactions with BEGIN IMMEDIATE.", 0.0),
+    # The asker's own follow-up.
+    ("tg", "id: 4\nuser: tg\nbody: WAL, and each transaction reads first.", 0.5),
+    # Only asks back; and asks back as the asker.
+    ("mh", "id: 2\nuser: mh\nbody: Which journal mode?\nDo the writers read first?\n", 0.5),
+    ("tg", "body: Is that expected? We see it daily?", 1.0),
     # A question in passing, answered on the same reply, is an answer.
-    passing = "body: Does it answer within 10 s?\nDeliveries time out after 10 s and are retried."
-    assert threads.unlikely_answer(post, f"{post} > comments > 7 by kp", passing) == 0.0
-    # No author on the post: nothing to tell the asker by.
+    (
+        "kp",
+        "body: Does it answer within 10 s?\nDeliveries time out after 10 s and are retried.",
+        0.0,
+    ),
+    # A few words confirm or thank; they do not explain.
+    ("kp", "body: Same with Podman.", 0.5),
+    ("kp", "id: 8\nuser: kp\nbody: 3.0.4.\n", 0.5),
+    ("tg", "body: About two months.", 1.0),
+    # A reply that opens with a guess or a question back.
+    ("pj", "body: Could be a corrupted local cache. Try removing it and run again.", 0.5),
+    ("pj", "body: Are you swapping? 32 compilers might not fit in RAM.", 0.5),
+    ("pj", "body: Probably not hung: every file is read once, so it takes hours.", 0.0),
+]
+
+
+@pytest.mark.parametrize(("replier", "text", "unlikely"), REPLIES)
+def test_how_unlikely_a_reply_is_the_answer(replier, text, unlikely):
+    assert threads.unlikely_answer(POST, f"{POST} > comments > 9 by {replier}", text) == unlikely
+
+
+def test_with_no_author_on_the_post_no_reply_is_the_askers():
     unsigned = "body: Start the write transactions with BEGIN IMMEDIATE."
     assert threads.unlikely_answer("issues > 5: Locked", "issues > 5: L > c > 3", unsigned) == 0.0
-
-
-def test_a_reply_of_a_few_words_confirms_it_does_not_explain():
-    post = "issues > 5: Locked errors by tg"
-    for short in ("body: Same with Podman.", "id: 8\nuser: kp\nbody: 3.0.4.\n"):
-        assert threads.unlikely_answer(post, f"{post} > comments > 8 by kp", short) == 0.5
-    by_asker_too = "body: About two months."
-    assert threads.unlikely_answer(post, f"{post} > comments > 9 by tg", by_asker_too) == 1.0
 
 
 EXPORT = [
@@ -85,16 +96,6 @@ def test_the_replies_of_a_post_are_the_records_chunked_below_it(export_kb):
     assert {ids[t] for t in ids if t.startswith("1: Hang > ")} == set(found)
     assert set(found.values()) == {post}
     assert ids["2: Other"] not in found
-
-
-def test_a_reply_that_opens_with_a_guess_is_unlikely_the_answer():
-    post = "issues > 5: Build hangs by mt"
-    guess = "body: Could be a corrupted local cache. Try removing it and run again."
-    assert threads.unlikely_answer(post, f"{post} > comments > 6 by pj", guess) == 0.5
-    asked_back = "body: Are you swapping? 32 compilers might not fit in RAM."
-    assert threads.unlikely_answer(post, f"{post} > comments > 7 by pj", asked_back) == 0.5
-    answer = "body: Probably not hung: every file is read once, so it takes hours."
-    assert threads.unlikely_answer(post, f"{post} > comments > 8 by pj", answer) == 0.0
 
 
 def test_every_record_of_a_thread_leads_back_to_its_opening_post(export_kb):

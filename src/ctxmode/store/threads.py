@@ -41,6 +41,8 @@ _GUESS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
+_CUES_FOR = {"cause": (_CAUSE_CUES,), "answer": (_FIX_CUES,), "either": (_CAUSE_CUES, _FIX_CUES)}
+
 
 def asked(spoken: list[str], term_count: int) -> str | None:
     """What a query of `term_count` search terms asks for: "cause" (why ...), "answer" (another
@@ -54,8 +56,7 @@ def asked(spoken: list[str], term_count: int) -> str | None:
 def answer_cue(kind: str | None, text: str) -> float:
     """1 when a reply's text reads like what the query asks for (a cause for "cause", a fix
     for "answer", either for "either"), else 0."""
-    cues = {"cause": [_CAUSE_CUES], "answer": [_FIX_CUES], "either": [_CAUSE_CUES, _FIX_CUES]}
-    return 1.0 if any(c.search(text) for c in cues.get(kind or "", [])) else 0.0
+    return 1.0 if any(c.search(text) for c in _CUES_FOR.get(kind or "", ())) else 0.0
 
 
 def author(title: str) -> str | None:
