@@ -41,13 +41,11 @@ REPO_DIR = BENCH_DIR.parent
 CORPUS_CACHE = BENCH_DIR / ".corpus"
 WORK_DIR = BENCH_DIR / ".work"
 QUERIES_FILE = BENCH_DIR / "search_queries.json"
-HOLDOUT_FILE = BENCH_DIR / "search_queries_holdout.json"
-HOLDOUT2_FILE = BENCH_DIR / "search_queries_holdout2.json"
-HOLDOUT3_FILE = BENCH_DIR / "search_queries_holdout3.json"
-HOLDOUT4_FILE = BENCH_DIR / "search_queries_holdout4.json"
-HOLDOUT5_FILE = BENCH_DIR / "search_queries_holdout5.json"
-HOLDOUT6_FILE = BENCH_DIR / "search_queries_holdout6.json"
-HOLDOUT7_FILE = BENCH_DIR / "search_queries_holdout7.json"
+# The held-out sets, in the order they were written: holdout, holdout2, ... holdout7.
+HOLDOUT_SETS = {
+    name: BENCH_DIR / f"search_queries_{name}.json"
+    for name in ["holdout", *(f"holdout{n}" for n in range(2, 8))]
+}
 # A hand-written issue-tracker export (issues, nested comment threads): answers sit in comments.
 ISSUES_FILE = BENCH_DIR / "search_corpus_issues.json"
 # A second export, of another project (written with holdout5). Each export -> its label.
@@ -65,24 +63,9 @@ ISSUE_EXPORTS = {
 # `--queries NAME` shortcuts for the stored sets.
 QUERY_SETS = {
     "tune": [QUERIES_FILE],
-    "holdout": [HOLDOUT_FILE],
-    "holdout2": [HOLDOUT2_FILE],
-    "holdout3": [HOLDOUT3_FILE],
-    "holdout4": [HOLDOUT4_FILE],
-    "holdout5": [HOLDOUT5_FILE],
-    "holdout6": [HOLDOUT6_FILE],
-    "holdout7": [HOLDOUT7_FILE],
-    "both": [QUERIES_FILE, HOLDOUT_FILE],
-    "all": [
-        QUERIES_FILE,
-        HOLDOUT_FILE,
-        HOLDOUT2_FILE,
-        HOLDOUT3_FILE,
-        HOLDOUT4_FILE,
-        HOLDOUT5_FILE,
-        HOLDOUT6_FILE,
-        HOLDOUT7_FILE,
-    ],
+    **{name: [path] for name, path in HOLDOUT_SETS.items()},
+    "both": [QUERIES_FILE, HOLDOUT_SETS["holdout"]],
+    "all": [QUERIES_FILE, *HOLDOUT_SETS.values()],
 }
 
 MAN_ROOT = Path("/usr/share/man")
@@ -650,8 +633,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         metavar="PATH",
         help=f"a labelled query set (repeatable; default {QUERIES_FILE.name}); "
-        "or a name: 'tune', 'holdout', 'holdout2', 'holdout3', 'holdout4', 'holdout5', "
-        f"'holdout6', 'holdout7' ({HOLDOUT7_FILE.name}), "
+        f"or a name: 'tune', {', '.join(map(repr, HOLDOUT_SETS))}, "
         "'both' (tune and holdout) or 'all' (every stored set)",
     )
     # Another module with the same KnowledgeBase API (to try the harness on a stand-in store).

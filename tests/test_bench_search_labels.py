@@ -42,25 +42,25 @@ def test_every_issue_export_label_is_a_line_of_its_export(bench: ModuleType) -> 
 # Each later blind set, with the export written for it: (set, export, at least this many
 # queries, questions, partial identifiers and queries on that export).
 LATER_SETS = [
-    ("HOLDOUT5_FILE", "ISSUES2_FILE", 70, 20, 0, 15),
-    ("HOLDOUT6_FILE", "ISSUES3_FILE", 90, 35, 12, 25),
-    ("HOLDOUT7_FILE", "ISSUES4_FILE", 80, 30, 12, 18),
+    ("holdout5", "ISSUES2_FILE", 70, 20, 0, 15),
+    ("holdout6", "ISSUES3_FILE", 90, 35, 12, 25),
+    ("holdout7", "ISSUES4_FILE", 80, 30, 12, 18),
 ]
 
 
 @pytest.mark.parametrize(
-    ("queries_file", "export", "total", "questions", "fragments", "on_export"), LATER_SETS
+    ("set_name", "export", "total", "questions", "fragments", "on_export"), LATER_SETS
 )
 def test_a_later_set_covers_every_kind_questions_fragments_and_its_export(
     bench: ModuleType,
-    queries_file: str,
+    set_name: str,
     export: str,
     total: int,
     questions: int,
     fragments: int,
     on_export: int,
 ) -> None:
-    queries = bench.load_queries(getattr(bench, queries_file))
+    queries = bench.load_queries(bench.HOLDOUT_SETS[set_name])
     export_doc = f"issues:{getattr(bench, export).name}"
     assert len(queries) >= total
     assert sum(q.kind == "question" for q in queries) >= questions

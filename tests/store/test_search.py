@@ -22,6 +22,19 @@ def first(kb, query, **kw):
     return result, (result.hits[0] if result.hits else None)
 
 
+def index_issue(kb, number, title, body, comments, asker=None):
+    """Index an issue-tracker export of one issue; a comment is (id, body) or (id, login, body)."""
+
+    def by(login):
+        return {"user": {"login": login}} if login else {}
+
+    issue = {"number": number, "title": title, **by(asker), "body": body, "comments": [
+        {"id": comment[0], **by(comment[1] if len(comment) == 3 else None), "body": comment[-1]}
+        for comment in comments
+    ]}  # fmt: skip
+    kb.index_text("export.json", json.dumps([issue]), fmt="json")
+
+
 def test_a_transposition_in_a_short_word_is_corrected_towards_the_common_word(kb):
     # "defualt" shares one trigram with "default"; a stray "defalt" is as close but rare.
     kb.index_text("notes", "# Notes\nA defalt typo lives here once.\n")
@@ -219,53 +232,32 @@ def test_a_misspelling_nearest_a_rare_word_is_corrected_to_a_far_commoner_one(kb
 
 
 def test_an_answer_in_a_comment_of_a_json_export_is_found_with_its_issue_and_comment(kb):
-    export = [
-        {
-            "number": 7,
-            "title": "Crash on start",
-            "body": "The app crashes on start after the upgrade to 2.0, every single time.",
-            "comments": [
-                {"id": 71, "body": "Same here."},
-                {"id": 72, "body": "Root cause: the cache directory is created after the read."},
-            ],
-        }
-    ]
-    kb.index_text("export.json", json.dumps(export), fmt="json")
+    index_issue(kb, 7, "Crash on start",
+                "The app crashes on start after the upgrade to 2.0, every single time.", [
+                    (71, "Same here."),
+                    (72, "Root cause: the cache directory is created after the read."),
+                ])  # fmt: skip
     _, hit = first(kb, "root cause of the crash on start")
     assert hit.title == "7: Crash on start > comments > 72"
     assert "cache directory is created after the read" in hit.snippet
 
 
 def test_a_question_about_an_issue_is_answered_by_the_reply_that_gives_the_cause(kb):
-    export = [
-        {
-            "number": 9,
-            "title": "Worker pool hangs on shutdown",
-            "body": "The worker pool hangs on shutdown every time a worker task fails.",
-            "comments": [
-                {"id": 91, "body": "Can reproduce on Linux: the pool hangs on shutdown too."},
-                {"id": 92, "body": "Root cause: task_done() is never called after a failure."},
-            ],
-        }
-    ]
-    kb.index_text("export.json", json.dumps(export), fmt="json")
+    index_issue(kb, 9, "Worker pool hangs on shutdown",
+                "The worker pool hangs on shutdown every time a worker task fails.", [
+                    (91, "Can reproduce on Linux: the pool hangs on shutdown too."),
+                    (92, "Root cause: task_done() is never called after a failure."),
+                ])  # fmt: skip
     _, hit = first(kb, "why does the worker pool hang on shutdown")
     assert hit.title == "9: Worker pool hangs on shutdown > comments > 92"
 
 
 def test_a_symptom_that_names_an_issue_is_answered_by_the_reply_with_the_fix(kb):
-    export = [
-        {
-            "number": 44,
-            "title": "Webhook deliveries arrive twice",
-            "body": "Our endpoint receives each event two times since the upgrade.",
-            "comments": [
-                {"id": 441, "body": "Deliveries time out after 10 s and are retried; your "
-                 "endpoint answers after 12 s. Answer first, then process the event."},
-            ],
-        }
-    ]  # fmt: skip
-    kb.index_text("export.json", json.dumps(export), fmt="json")
+    index_issue(kb, 44, "Webhook deliveries arrive twice",
+                "Our endpoint receives each event two times since the upgrade.", [
+                    (441, "Deliveries time out after 10 s and are retried; your endpoint "
+                     "answers after 12 s. Answer first, then process the event."),
+                ])  # fmt: skip
     _, hit = first(kb, "webhook delivered twice")
     assert hit.title == "44: Webhook deliveries arrive twice > comments > 441"
     _, named = first(kb, "webhook")  # one word: where it is named, the issue itself
@@ -273,41 +265,25 @@ def test_a_symptom_that_names_an_issue_is_answered_by_the_reply_with_the_fix(kb)
 
 
 def test_a_question_about_an_issue_is_not_answered_by_the_asker_or_a_question_back(kb):
-    export = [
-        {
-            "number": 5,
-            "title": "Random database is locked errors with several writers",
-            "user": {"login": "tg"},
-            "body": "With four writer processes we get database is locked errors every hour.",
-            "comments": [
-                {"id": 51, "user": {"login": "mh"}, "body": "Are the errors from several writers?"},
-                {"id": 52, "user": {"login": "tg"}, "body": "Yes, several writers get the errors."},
-                {"id": 53, "user": {"login": "ay"}, "body": "Begin the writes immediately."},
-            ],
-        }
-    ]
-    kb.index_text("export.json", json.dumps(export), fmt="json")
+    index_issue(kb, 5, "Random database is locked errors with several writers",
+                "With four writer processes we get database is locked errors every hour.", [
+                    (51, "mh", "Are the errors from several writers?"),
+                    (52, "tg", "Yes, several writers get the errors."),
+                    (53, "ay", "Begin the writes immediately."),
+                ], asker="tg")  # fmt: skip
     results = kb.search(["how do I avoid database is locked errors with several writers"])
     assert results[0].hits[0].title.endswith("> comments > 53 by ay")
 
 
 def test_a_question_that_matches_a_comment_is_answered_by_another_comment_of_its_thread(kb):
-    export = [
-        {
-            "number": 11,
-            "title": "Deleted folders reappear",
-            "user": {"login": "em"},
-            "body": "A project folder I cleaned up in March is present again on every device.",
-            "comments": [
-                {"id": 111, "user": {"login": "tb"}, "body": "How long was it offline?"},
-                {"id": 112, "user": {"login": "em"}, "body": "Two months, that laptop sat in a drawer."},
-                {"id": 113, "user": {"login": "tb"}, "body": "Deletion records are kept for "
-                 "30 days. A device offline for longer no longer sees the deletion, so it "
-                 "uploads its own copy again because it looks new."},
-            ],
-        }
-    ]  # fmt: skip
-    kb.index_text("export.json", json.dumps(export), fmt="json")
+    index_issue(kb, 11, "Deleted folders reappear",
+                "A project folder I cleaned up in March is present again on every device.", [
+                    (111, "tb", "How long was it offline?"),
+                    (112, "em", "Two months, that laptop sat in a drawer."),
+                    (113, "tb", "Deletion records are kept for 30 days. A device offline for "
+                     "longer no longer sees the deletion, so it uploads its own copy again "
+                     "because it looks new."),
+                ], asker="em")  # fmt: skip
     results = kb.search(["why did my laptop from the drawer bring old files back"])
     assert results[0].hits[0].title.endswith("> comments > 113 by tb")
 
