@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from ctxmode.vocab.platform import Platform
+
 USAGE = "usage: ctxmode hook <platform> <event>  (JSON payload on stdin)\n"
 
 
@@ -25,24 +29,34 @@ def _write(fd: int, text: str) -> None:
         data = data[written:]
 
 
+def load_platform(platform_id: str, host_event: str) -> Platform | None:
+    """The host module for `platform_id`; None after a note on stderr (unknown id) or in the
+    error log (a module that fails to load), both meaning "answer nothing, exit 0"."""
+    from ctxmode.hooks.runner import log_error
+    from ctxmode.platforms import REGISTRY, load
+
+    try:
+        platform = load(platform_id)
+    except Exception as error:  # a broken host module must not break the host
+        log_error(platform_id, host_event, f"cannot load platform module: {error!r}")
+        return None
+    if platform is None:
+        known = ", ".join(sorted(REGISTRY))
+        _write(2, f"ctxmode hook: unknown platform {platform_id!r} (known: {known})\n")
+    return platform
+
+
 def main(argv: list[str] | None = None) -> None:
     """Answer one hook event and exit with the host's exit code (0 unless its protocol says)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2 or args[0] in ("-h", "--help"):
         _write(2, USAGE)
         raise SystemExit(0)
-    from ctxmode.hooks.runner import log_error, run
+    from ctxmode.hooks.runner import run
     from ctxmode.hooks.stdin import read_stdin
-    from ctxmode.platforms import REGISTRY, load
 
-    try:
-        platform = load(args[0])
-    except Exception as error:  # a broken host module must not break the host
-        log_error(args[0], args[1], f"cannot load platform module: {error!r}")
-        raise SystemExit(0) from None
+    platform = load_platform(args[0], args[1])
     if platform is None:
-        known = ", ".join(sorted(REGISTRY))
-        _write(2, f"ctxmode hook: unknown platform {args[0]!r} (known: {known})\n")
         raise SystemExit(0)
     output = run(platform, args[1], read_stdin)
     if output.stdout:

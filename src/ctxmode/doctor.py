@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from ctxmode import __version__, paths, project, schema, settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctxmode.vocab.platform import Platform
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
@@ -74,19 +76,18 @@ def _package(name: str) -> Check:
 
 
 def _runtimes() -> list[Check]:
+    from ctxmode.languages import SUPPORTED_LANGUAGES
     from ctxmode.sandbox import runtimes
 
     checks = []
     found = []
-    for language in runtimes.SUPPORTED_LANGUAGES:
+    for language in SUPPORTED_LANGUAGES:
         runtime = runtimes.probe(language)
         if runtime is not None:
             found.append(f"{language} ({runtime})")
     status = OK if any(item.startswith(("python", "shell")) for item in found) else FAIL
     checks.append(
-        Check(
-            status, f"runtimes {len(found)}/{len(runtimes.SUPPORTED_LANGUAGES)}: {', '.join(found)}"
-        )
+        Check(status, f"runtimes {len(found)}/{len(SUPPORTED_LANGUAGES)}: {', '.join(found)}")
     )
     return checks
 
@@ -177,7 +178,7 @@ def _shown(value: object) -> str:
 
 def config_lines(project_root: str) -> list[str]:
     """Each setting's effective value and where it came from (`ctxmode doctor --config`)."""
-    computed = {  # defaults known only at run time
+    computed: dict[str, Callable[[], str]] = {  # defaults known only at run time
         settings.DATA_DIR.name: paths.data_root,
         settings.CONFIG_DIR.name: paths.config_dir,
         settings.PROJECT_DIR.name: lambda: project_root,

@@ -87,7 +87,7 @@ def _collect(node: object, entry: Registered) -> None:
     elif isinstance(node, list):
         for value in node:
             _collect(value, entry)
-    elif inst.is_our_command(node) and node not in entry.hooks:
+    elif isinstance(node, str) and inst.is_our_command(node) and node not in entry.hooks:
         entry.hooks.append(node)
 
 
@@ -138,7 +138,8 @@ def list_server_tools(server: dict, env: dict[str, str], cwd: str) -> list[str]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    extra = server.get("env") if isinstance(server.get("env"), dict) else {}
+    given_env = server.get("env")
+    extra = given_env if isinstance(given_env, dict) else {}
     params = StdioServerParameters(
         command=str(server["command"]), args=[str(a) for a in server.get("args") or []],
         env={**env, **{str(k): str(v) for k, v in extra.items()}}, cwd=cwd,

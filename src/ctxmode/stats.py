@@ -84,7 +84,8 @@ class ToolTotals:
 def totals(
     conn: sqlite3.Connection, since: float = 0.0, session_key: str | None = None
 ) -> list[ToolTotals]:
-    where, params = "WHERE at >= ?", [since]
+    where = "WHERE at >= ?"
+    params: list[object] = [since]
     if session_key is not None:
         where += " AND session_key = ?"
         params.append(session_key)

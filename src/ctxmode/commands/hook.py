@@ -28,11 +28,16 @@ def command(platform: str, event: str) -> None:
     Hosts should be given the faster form that `ctxmode setup` writes.
     """
     import io
+    import sys
 
+    from ctxmode._hook import load_platform
     from ctxmode.hooks.runner import run
     from ctxmode.hooks.stdin import read_stdin
 
-    stream = click.get_binary_stream("stdin")
+    host = load_platform(platform, event)
+    if host is None:
+        raise SystemExit(0)
+    stream = sys.stdin.buffer
 
     def read() -> bytes:
         try:
@@ -40,7 +45,7 @@ def command(platform: str, event: str) -> None:
         except (AttributeError, io.UnsupportedOperation):  # an in-memory stream (tests)
             return stream.read()
 
-    output = run(platform, event, read)
+    output = run(host, event, read)
     click.echo(output.stdout, nl=False)
     if output.stderr:
         click.echo(output.stderr, nl=False, err=True)

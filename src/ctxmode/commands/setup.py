@@ -142,4 +142,4 @@ def _print_plan(installer: Installer, prefix: str, pending: list[Change], uninst
         shown = change.after is not None and not change.owned  # our own files: just the path
         click.echo(f"\nWould {describe(change)}" + (":" if shown else ""))
         if shown:
-            click.echo(change.after.rstrip("\n"))
+            click.echo((change.after or "").rstrip("\n"))

@@ -26,7 +26,13 @@ from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name
 
-DEFAULTS: dict[str, object] = {
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing` stays off the hook path
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
+DEFAULTS: dict[str, Any] = {  # each value of the type `Settings` checks the key for
     "enabled": True,
     "denyTools": ["web_fetch"],
     "truncateTools": ["pwsh", "read", "grep", "glob"],
@@ -91,25 +97,26 @@ class Settings:
     def __init__(self, config: object) -> None:
         given = config if isinstance(config, dict) else {}
 
-        def pick(key: str, kind: type) -> object:
+        def pick(key: str, kind: type[T]) -> T:
             value = given.get(key)
-            valid = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-            return value if valid else DEFAULTS[key]
+            if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+                return value
+            return DEFAULTS[key]
 
         self.enabled = bool(pick("enabled", bool))
         self.deny_tools = _names(pick("denyTools", list))
         self.truncate_tools = _names(pick("truncateTools", list))
-        configured = max(0, int(pick("maxResultBytes", int)))  # type: ignore[call-overload]
+        configured = max(0, pick("maxResultBytes", int))
         override = settings.integer(settings.PLUGIN_THRESHOLD)  # wins over the plugin's own
         self.max_result_bytes = configured if override is None else override
         per_tool = pick("maxResultBytesPerTool", dict)
         self.max_result_bytes_per_tool = {
             name: limit
-            for name, limit in per_tool.items()  # type: ignore[attr-defined]
+            for name, limit in per_tool.items()
             if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0
         }
-        self.min_command_bytes = max(0, int(pick("minCommandBytes", int)))  # type: ignore[call-overload]
-        self.read_threshold_bytes = max(0, int(pick("readThresholdBytes", int)))  # type: ignore[call-overload]
+        self.min_command_bytes = max(0, pick("minCommandBytes", int))
+        self.read_threshold_bytes = max(0, pick("readThresholdBytes", int))
         self.intercept_subagent = bool(pick("interceptSubagent", bool))
         self.server_name = str(pick("serverName", str))
 

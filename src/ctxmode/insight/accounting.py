@@ -77,7 +77,7 @@ def _tool_call_days(conn: sqlite3.Connection) -> list[tuple]:
 
 def _add_tool_calls(overview: Overview, scope: Scope, cache: PerFileCache) -> None:
     for item, conn in scope.connections():
-        rows = cache.get(item.db_path, "tool-call-days", lambda c=conn: _tool_call_days(c))
+        rows = cache.get(item.db_path, "tool-call-days", functools.partial(_tool_call_days, conn))
         for day, tool, client, calls, processed, returned, kept in rows:
             host = f"{client} (MCP client)" if client else MCP_HOST
             for group in (

@@ -133,7 +133,7 @@ class PerFileCache:
 
     @staticmethod
     def _state(db_path: str) -> tuple:
-        state = []
+        state: list[tuple[int, int, int] | None] = []
         for path in (db_path, db_path + "-wal"):
             try:
                 info = os.stat(path)

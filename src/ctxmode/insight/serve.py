@@ -21,6 +21,10 @@ from ctxmode import paths
 from ctxmode.errors import CtxmodeError
 from ctxmode.insight.app import Dashboard, build_app
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import uvicorn
+
 
 class DashboardError(CtxmodeError, RuntimeError):
     """The dashboard could not be started; the message says where its log is."""
@@ -74,14 +78,14 @@ def can_open_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _watch(server: object, dashboard: Dashboard, idle_s: float, parent: int) -> None:
+def _watch(server: uvicorn.Server, dashboard: Dashboard, idle_s: float, parent: int) -> None:
     """Stop the server once idle for `idle_s` (when > 0) or once `parent` (when > 0) is gone."""
-    while not getattr(server, "should_exit", True):
+    while not server.should_exit:
         time.sleep(1.0)
         idle = idle_s > 0 and time.monotonic() - dashboard.last_request > idle_s
         orphaned = parent > 0 and os.getppid() != parent  # reparented: the parent exited
         if idle or orphaned:
-            server.should_exit = True  # type: ignore[attr-defined]
+            server.should_exit = True
 
 
 def run(

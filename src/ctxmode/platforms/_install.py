@@ -76,9 +76,9 @@ def _without_ours(entry: object) -> object | None:
     """`entry` minus our hooks: None if nothing else was in it; nested and flat shapes."""
     if _flat_is_ours(entry):
         return None
-    inner = entry.get("hooks") if isinstance(entry, dict) else None
-    if not isinstance(inner, list):
+    if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
         return entry
+    inner = entry["hooks"]
     kept = [hook for hook in inner if not _flat_is_ours(hook)]
     if len(kept) == len(inner):
         return entry
@@ -464,8 +464,8 @@ def restoring(changes: list[Change]) -> list[Change]:
     for change in changes:
         backup = None if change.owned else _read_exactly(change.path + BACKUP_SUFFIX)
         if backup is not None and change.changed:
-            same = change.restores or (lambda text, after=change.after: text == after)
-            if same(backup):
+            same = change.restores(backup) if change.restores else backup == change.after
+            if same:
                 change = dataclasses.replace(change, after=backup)
         planned.append(change)
     return planned

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
+from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 
@@ -54,7 +55,7 @@ def parse_claude_style(
         platform, events, payload, host_event, session_env=session_env, project_env=project_env
     )
     if event.event == ev.PRE_COMPACT:
-        event.source = common.fields.text(event.raw, "trigger")  # manual | auto
+        event.source = fields.text(event.raw, "trigger")  # manual | auto
     return event
 
 

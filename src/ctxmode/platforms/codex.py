@@ -19,6 +19,7 @@ from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.toolnames import SERVER_NAME
 
 PLATFORM_ID = "codex"
 MIN_REWRITE_VERSION = (0, 141, 0)
@@ -244,16 +245,16 @@ def _server_table(text: str, server_command: list[str]) -> str:
     name replaced); unchanged when it already says exactly that."""
     from ctxmode.platforms import _install as inst
 
-    wanted = {"command": server_command[0], "args": server_command[1:]}
+    command, args = server_command[0], server_command[1:]
+    wanted = {"command": command, "args": args}
     current = inst.parse_toml("", text).get("mcp_servers", {})
-    if isinstance(current, dict) and current.get(inst.SERVER_NAME) == wanted:
+    if isinstance(current, dict) and current.get(SERVER_NAME) == wanted:
         return text
     kept = inst.drop_sections(text, _is_our_server_section)
-    args = ", ".join(inst.toml_string(arg) for arg in wanted["args"])
     block = (
-        f"[mcp_servers.{inst.SERVER_NAME}]\n"
-        f"command = {inst.toml_string(wanted['command'])}\n"
-        f"args = [{args}]\n"
+        f"[mcp_servers.{SERVER_NAME}]\n"
+        f"command = {inst.toml_string(command)}\n"
+        f"args = [{', '.join(inst.toml_string(arg) for arg in args)}]\n"
     )
     return inst.append_block(kept, block)
 
@@ -266,18 +267,17 @@ def _without_server(text: str) -> str:
     from ctxmode.platforms import _install as inst
 
     current = inst.parse_toml("", text).get("mcp_servers", {})
-    if not isinstance(current, dict) or not inst.is_our_server(current.get(inst.SERVER_NAME)):
+    if not isinstance(current, dict) or not inst.is_our_server(current.get(SERVER_NAME)):
         return text
     return inst.drop_sections(text, _is_our_server_section)
 
 
 def _foreign(document: dict) -> dict:
     """The config minus our server entry (what a TOML edit must leave as it was)."""
-    from ctxmode.platforms import _install as inst
 
     servers = document.get("mcp_servers")
     if isinstance(servers, dict):
-        servers.pop(inst.SERVER_NAME, None)
+        servers.pop(SERVER_NAME, None)
         if not servers:
             del document["mcp_servers"]
     return document

@@ -25,6 +25,10 @@ from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: keep the hook path light
+    from collections.abc import Callable
+
 PLATFORM_ID = "dsh"
 EVENTS = {
     "pre-execute": ev.PRE_TOOL_USE,
@@ -239,14 +243,14 @@ def _bundle_changes(directory: str, hook_prefix: str, remove: bool) -> list:
     return shim_changes(directory, "dsh", BUNDLE_FILES, launch, remove)
 
 
-def _package_edit(remove: bool):
+def _package_edit(remove: bool) -> Callable[[dict, str], None]:
     from ctxmode.platforms._install import InstallError
 
     def edit(document: dict, path: str) -> None:
         dsh = document.setdefault("dsh", {})
         profile = dsh.setdefault("profile", {}) if isinstance(dsh, dict) else None
         bundles = profile.setdefault("bundles", []) if isinstance(profile, dict) else None
-        if not isinstance(bundles, list):
+        if not isinstance(profile, dict) or not isinstance(bundles, list):
             raise InstallError(
                 f"{path}: `dsh.profile.bundles` is not a list; fix it first, nothing changed"
             )
@@ -275,7 +279,7 @@ def _profile_changes(
     else:
         changes = _new_profile(profile, base)
     before = read_text(patch)
-    after = (
+    after: str | None = (
         _patch_without_ours(before or "")
         if remove
         else _patch_with_row(before or "[]\n", mcp_row(server_command))

@@ -30,6 +30,10 @@ from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 from ctxmode.vocab.toolnames import SERVER_NAME
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: keep the hook path light
+    from collections.abc import Callable
+
 PLATFORM_ID = "openclaw"
 EVENTS = {
     "before": ev.PRE_TOOL_USE,  # before_tool_call
@@ -248,7 +252,7 @@ def _prune(document: dict, *keys: str) -> None:
             del parent[keys[depth - 1]]
 
 
-def _config_edit(server: dict | None):
+def _config_edit(server: dict | None) -> Callable[[dict, str], None]:
     """Ours into the config (server None: take everything of ours out, exactly)."""
     from ctxmode.platforms._install import InstallError
     from ctxmode.vocab.toolnames import runs_ctxmode
@@ -281,7 +285,7 @@ def _config_edit(server: dict | None):
             # Our tools must be callable by name, not behind the host's tool_search.
             set_now = "toolSearch" not in tools or we_set
             allow_now = allow is not None and PLUGIN_ID not in allow
-            if allow_now:
+            if allow is not None and allow_now:
                 allow.append(PLUGIN_ID)
             entries[PLUGIN_ID] = {
                 "enabled": True,

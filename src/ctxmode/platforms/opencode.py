@@ -25,6 +25,15 @@ from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 from ctxmode.vocab.toolnames import SERVER_NAME
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: keep the hook path light
+    from collections.abc import Callable
+
+    from ctxmode.platforms._install import Change
+
+    # (config file, keys inside it) for each place the host keeps MCP servers, first found wins
+    McpPlaces = tuple[tuple[str, tuple[str, ...]], ...]
+
 PLATFORM_ID = "opencode"
 EVENTS = {
     "before": ev.PRE_TOOL_USE,  # tool.execute.before
@@ -124,7 +133,7 @@ def _plugin_changes(
     project_dir: str,
     remove: bool,
     threshold: int | None = None,
-):
+) -> list[Change]:
     import os
 
     from ctxmode.platforms._install import read_text
@@ -136,7 +145,7 @@ def _plugin_changes(
     return shim_changes(directory, "opencode", PLUGIN_FILES, launch, remove)
 
 
-def _config_edit(url: str, server: dict | None):
+def _config_edit(url: str, server: dict | None) -> Callable[[dict, str], None]:
     """Our plugin URL into `plugin` and our server into `mcp` (server None: take both out)."""
     from ctxmode.platforms._install import InstallError
     from ctxmode.vocab.toolnames import runs_ctxmode
@@ -206,10 +215,10 @@ def installer_for(platform_id: str, app: str, config_name: str, note: str) -> In
     )
 
 
-def mcp_config_for(app: str, config_name: str):
+def mcp_config_for(app: str, config_name: str) -> Callable[[str], McpPlaces]:
     """Where the host keeps its MCP servers (`mcp`): the project's config, then the user's."""
 
-    def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    def mcp_config(project_dir: str) -> McpPlaces:
         user = ((config_file(app, config_name, ""), ("mcp",)),)
         return (
             ((config_file(app, config_name, project_dir), ("mcp",)), *user) if project_dir else user
@@ -223,7 +232,7 @@ def platform_for(
     name: str,
     installer: Installer,
     *,
-    mcp_config,
+    mcp_config: Callable[[str], McpPlaces],
     env_markers: tuple[str, ...],
     env_shadows: tuple[str, ...] = (),
 ) -> Platform:

@@ -41,10 +41,14 @@ WHOLE_CHARS = 100_000  # the whole command is matched as one form up to this len
 INLINE_CODE_CHARS = 200_000  # longer non-shell code is not searched for shell strings
 
 
+# (whole-command glob, `prefix` of a `prefix:rest` pattern or None, `rest` or "")
+BashPattern = tuple[str, str | None, str]
+
+
 class Rule:
     """One permission rule: `action` (deny/ask/allow), `tool`, and `pattern` (None = bare)."""
 
-    __slots__ = ("_compiled", "action", "pattern", "source", "text", "tool")
+    __slots__ = ("_bash", "_globs", "action", "pattern", "source", "text", "tool")
 
     def __init__(self, action: str, tool: str, pattern: str | None, text: str, source: str = ""):
         self.action = action
@@ -52,7 +56,10 @@ class Rule:
         self.pattern = pattern
         self.text = text  # as written in the settings file, e.g. "Bash(sudo:*)"
         self.source = source  # the settings file it came from
-        self._compiled: object = None
+        # Compiled on first use: a Bash rule's (whole, prefix, rest) pattern, and a path
+        # rule's (roots, loose, anchored) globs for the roots they were compiled against.
+        self._bash: BashPattern | None = None
+        self._globs: tuple[tuple[str, ...], list[list[str]], list[list[str]]] | None = None
 
     def __repr__(self) -> str:
         return f"Rule({self.action!r}, {self.text!r})"
@@ -274,13 +281,13 @@ def evaluate_bash(
         return NO_OPINION  # an allow rule cannot vouch for commands it never saw
     allows = rules.select("Bash", ALLOW)
     matching = {form: next((r for r in allows if _bash_matches(r, form)), None) for form in forms}
-    for form, rule in list(matching.items()):
+    for form, allowed in list(matching.items()):
         # `./bin/pytest -q` allowed by `Bash(./bin/pytest:*)` vouches for its own bare
         # spelling `pytest -q` (the same program, as the scanner also writes it).
         name, space, rest = form.partition(" ")
         bare = basename(name) + space + rest
-        if rule is not None and bare != form and matching.get(bare, rule) is None:
-            matching[bare] = rule
+        if allowed is not None and bare != form and matching.get(bare, allowed) is None:
+            matching[bare] = allowed
     rules_found = list(matching.values())
     first = rules_found[0] if rules_found else None
     if first is not None and all(rules_found):
@@ -324,8 +331,8 @@ def _glob_name_matches(rule: Rule, form: str) -> bool:
     name, _, rest = form.partition(" ")
     if not any(c in name for c in "*?["):
         return False
-    compiled = rule._compiled or _compile_bash_pattern(rule.pattern or "")
-    target = (compiled[1] or compiled[0]).split(" ", 1)[0]  # type: ignore[index]
+    compiled = rule._bash or _compile_bash_pattern(rule.pattern or "")
+    target = (compiled[1] or compiled[0]).split(" ", 1)[0]
     if not target or "*" in target:
         return False
     from fnmatch import fnmatchcase  # rare: only for wildcard command names
@@ -339,10 +346,10 @@ def _glob_name_matches(rule: Rule, form: str) -> bool:
 def _bash_matches(rule: Rule, form: str) -> bool:
     if rule.pattern is None:
         return True
-    compiled = rule._compiled
+    compiled = rule._bash
     if compiled is None:
-        compiled = rule._compiled = _compile_bash_pattern(rule.pattern)
-    whole, prefix, rest = compiled  # type: ignore[misc]
+        compiled = rule._bash = _compile_bash_pattern(rule.pattern)
+    whole, prefix, rest = compiled
     if _CASE_INSENSITIVE:
         form = form.lower()
     if _star_match(whole, form) or (whole.endswith(" *") and form == whole[:-2]):
@@ -354,12 +361,12 @@ def _bash_matches(rule: Rule, form: str) -> bool:
     return form.startswith(prefix + " ") and _star_match(rest, form[len(prefix) + 1 :])
 
 
-def _compile_bash_pattern(pattern: str) -> tuple[str, str | None, str | None]:
+def _compile_bash_pattern(pattern: str) -> BashPattern:
     """(whole-pattern glob, prefix, rest) with quotes removed and whitespace collapsed, so a
     pattern compares with the scanner's dequoted forms. `prefix:rest` splits at the last
     colon; the whole pattern is also tried literally (`docker run -p 80:80`)."""
     whole = _normalize_pattern(pattern)
-    prefix = rest = None
+    prefix, rest = None, ""
     if ":" in pattern:
         head, _, tail = pattern.rpartition(":")
         prefix, rest = _normalize_pattern(head), _normalize_pattern(tail) or "*"
@@ -458,9 +465,9 @@ def _read_matches(
 ) -> bool:
     """Whether any candidate path matches the rule's glob (anchored variants only for allow)."""
     key = tuple(roots)
-    if rule._compiled is None or rule._compiled[0] != key:  # type: ignore[index]
-        rule._compiled = (key, *_glob_variants(rule.pattern or "", roots))
-    _, loose, fixed = rule._compiled  # type: ignore[misc]
+    if rule._globs is None or rule._globs[0] != key:
+        rule._globs = (key, *_glob_variants(rule.pattern or "", roots))
+    _, loose, fixed = rule._globs
     globs = fixed if anchored else loose + fixed
     return any(_path_glob_match(glob, candidate) for glob in globs for candidate in candidates)
 

@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable
+    from ipaddress import IPv4Network, IPv6Network
 
 FILTERED = "[FILTERED]"
 
@@ -189,16 +190,16 @@ _IPV4 = _Lazy(r"(?<![0-9.])(?:10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?!
 _IPV6_ULA = _Lazy(r"(?i)(?<![0-9a-z:])f[cd][0-9a-f]{2}:[0-9a-f:]{1,36}(?:%[A-Za-z0-9]{1,15})?")
 
 
-_networks: tuple[list[object], object] | None = None
+_networks: tuple[list[IPv4Network], IPv6Network] | None = None
 
 
-def _private_networks() -> tuple[list[object], object]:
+def _private_networks() -> tuple[list[IPv4Network], IPv6Network]:
     global _networks
     if _networks is None:
         import ipaddress  # only when an address-like string was seen
 
         v4 = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
-        _networks = [ipaddress.ip_network(n) for n in v4], ipaddress.ip_network("fc00::/7")
+        _networks = [ipaddress.IPv4Network(n) for n in v4], ipaddress.IPv6Network("fc00::/7")
     return _networks
 
 

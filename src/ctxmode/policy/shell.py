@@ -836,8 +836,8 @@ def _expand_variables(words: list[str], quoted: list[bool], env: dict[str, str])
         for piece in pieces[1:]:
             expansion, _, rest = piece.partition(_CLOSE)
             name = _variable_name(_OPEN + expansion + _CLOSE)
-            known = name is not None and name in env
-            out.append(env[name] if known else _OPEN + expansion + _CLOSE)  # type: ignore[index]
+            known = env.get(name) if name is not None else None
+            out.append(known if known is not None else _OPEN + expansion + _CLOSE)
             out.append(rest)
         values.append("".join(out))
     return values

@@ -3,11 +3,12 @@
 Standard library only (no MCP). The names below are the public surface.
 """
 
+from ctxmode.languages import SUPPORTED_LANGUAGES
 from ctxmode.sandbox.batch import BatchResult, BatchSection, run_batch
 from ctxmode.sandbox.files import FileAccessError, PathOutsideProjectError, resolve_file_in_project
 from ctxmode.sandbox.process import stop_background_processes
 from ctxmode.sandbox.runner import ExecResult, run_code, run_file
-from ctxmode.sandbox.runtimes import SUPPORTED_LANGUAGES, RuntimeMissingError
+from ctxmode.sandbox.runtimes import RuntimeMissingError
 from ctxmode.sandbox.shaping import (
     Knowledge,
     Passage,

@@ -21,6 +21,10 @@ from ctxmode.sandbox.shaping import (
     unique_label,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.store.knowledge import KnowledgeBase
+
 
 class IndexingFailed(CtxmodeError):
     """The knowledge base did not take the output (then nothing may be cut)."""
@@ -32,7 +36,7 @@ def notice_label(kind: str, name: str, fallback: str) -> str:
     return unique_label(f"{kind}:{safe or fallback}")
 
 
-def project_knowledge(project_dir: str):
+def project_knowledge(project_dir: str) -> KnowledgeBase:
     """The knowledge base of the project `project_dir` is in, opened (a context manager)."""
     from ctxmode import project
     from ctxmode.store.knowledge import KnowledgeBase

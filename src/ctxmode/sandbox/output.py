@@ -13,8 +13,12 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxmode.sandbox.diagnostics import DiagnosticCollector
+
+if TYPE_CHECKING:
+    from typing import IO
 
 IN_MEMORY_BYTES = 64 * 1024  # at most this is held whole in memory
 HEAD_BYTES = 16 * 1024
@@ -29,6 +33,7 @@ class Spool:
     """
 
     def __init__(self, directory: str, name: str | None = None) -> None:
+        self._file: IO[bytes]
         if name is None:
             self._file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         else:

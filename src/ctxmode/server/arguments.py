@@ -150,10 +150,10 @@ def as_commands(args: dict[str, Any], name: str = "commands") -> list[tuple[str,
         if isinstance(item, str):
             label, command = f"cmd_{index}", item
         elif isinstance(item, dict):
-            command = item.get("command")
-            label = item.get("label") or f"cmd_{index}"
-            if not isinstance(command, str) or not isinstance(label, str):
+            given, label = item.get("command"), item.get("label") or f"cmd_{index}"
+            if not isinstance(given, str) or not isinstance(label, str):
                 raise ArgumentError(f"'{name}[{index - 1}]' needs a string 'command' (and 'label')")
+            command = given
         else:
             raise ArgumentError(f"'{name}[{index - 1}]' must be a string or {{label, command}}")
         if command.strip():

@@ -15,6 +15,11 @@ from ctxmode.server.knowledge_tools import render_hits
 from ctxmode.server.state import Reply, ServerState
 from ctxmode.store.knowledge import StoreInputError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.sandbox.runner import ExecResult
+    from ctxmode.sandbox.shaping import Passage, StoreKnowledge
+
 # --- ctx_execute / ctx_execute_file / ctx_batch_execute -----------------------------------
 
 
@@ -39,10 +44,10 @@ class LazyKnowledge:
     def __init__(self, state: ServerState) -> None:
         self._state = state
         self._stack = contextlib.ExitStack()
-        self._inner = None
+        self._inner: StoreKnowledge | None = None
         self.indexed_bytes = 0
 
-    def _store(self):
+    def _store(self) -> StoreKnowledge:
         if self._inner is None:
             from ctxmode.sandbox import StoreKnowledge
 
@@ -55,7 +60,7 @@ class LazyKnowledge:
         self.indexed_bytes += counted.byte_count
         return chunks
 
-    def search(self, query: str, label: str, limit: int):
+    def search(self, query: str, label: str, limit: int) -> list[Passage]:
         return self._store().search(query, label, limit)
 
     def terms(self, label: str, limit: int) -> list[str]:
@@ -81,7 +86,7 @@ def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | 
     return None
 
 
-def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Reply:
+def _shaped_reply(state: ServerState, run: ExecResult, intent: str | None, kind: str) -> Reply:
     from ctxmode.sandbox import shape_output, unique_label
 
     knowledge = LazyKnowledge(state)

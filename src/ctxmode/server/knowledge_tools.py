@@ -12,7 +12,9 @@ from ctxmode.server.state import Reply, ServerState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ctxmode.fetch.service import FetchOutcome
     from ctxmode.store.directory import DirectoryIndexResult
+    from ctxmode.store.records import QueryResult
 
 SEARCH_REPLY_CAP = 40_000
 SNIPPET_CHARS = 1_500
@@ -25,7 +27,7 @@ def _stamp(epoch: float) -> str:
 # --- ctx_search -------------------------------------------------------------------------
 
 
-def render_hits(results, reply_cap: int = SEARCH_REPLY_CAP) -> str:
+def render_hits(results: list[QueryResult], reply_cap: int = SEARCH_REPLY_CAP) -> str:
     """`## <query>` then per hit `--- [<source> | <date>] ---`, `### <title>`, snippet."""
     parts: list[str] = []
     size = 0
@@ -224,7 +226,7 @@ def handle_fetch(state: ServerState, args: dict) -> Reply:
     )
 
 
-def _describe_fetch(outcome, preview_chars: int) -> str:
+def _describe_fetch(outcome: FetchOutcome, preview_chars: int) -> str:
     if outcome.status == "error":
         return f"[error] {outcome.url}: {outcome.error}"
     if outcome.status == "cache":

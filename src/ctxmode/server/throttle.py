@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxmode import settings
@@ -40,7 +41,11 @@ class ThrottleVerdict:
 
 
 class SearchThrottle:
-    def __init__(self, settings: ThrottleSettings | None = None, clock=time.monotonic) -> None:
+    def __init__(
+        self,
+        settings: ThrottleSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings or ThrottleSettings.from_env()
         self._clock = clock
         self._calls: dict[str, collections.deque[float]] = {}

@@ -196,7 +196,7 @@ def git_events(argv: tuple[str, ...], output: str) -> list[Captured]:
     return [Captured("git", "git", NORMAL, f"{op} {detail}".strip())]
 
 
-def _flag_value(args: list[str], flags: tuple[str, ...]) -> str:
+def _flag_value(args: tuple[str, ...], flags: tuple[str, ...]) -> str:
     for j, arg in enumerate(args):
         if arg in flags and j + 1 < len(args):
             return args[j + 1]
@@ -211,7 +211,7 @@ def _flag_value(args: list[str], flags: tuple[str, ...]) -> str:
     return ""
 
 
-def _branch_target(sub: str, rest: list[str]) -> str:
+def _branch_target(sub: str, rest: tuple[str, ...]) -> str:
     plain = [w for w in rest if not w.startswith("-")]
     if sub == "branch":  # `git branch x` creates, `git branch` lists: only -m/-c renames count
         return ""

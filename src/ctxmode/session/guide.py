@@ -187,7 +187,10 @@ def section_lines(events: list[StoredEvent]) -> dict[str, list[str]]:
     """Every section's candidate lines, most important first (empty sections omitted later)."""
     main = [e for e in events if not e.agent_id]
     prompt = _last(main, "user_prompt")
-    by_type = lambda *types: [e.data for e in events if e.type in types]  # noqa: E731
+
+    def by_type(*types: str) -> list[str]:
+        return [e.data for e in events if e.type in types]
+
     return {
         "last_request": [clip(" ".join(prompt.data.split()), 300)] if prompt is not None else [],
         "tasks": pending_tasks(events),

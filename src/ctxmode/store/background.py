@@ -11,6 +11,10 @@ import os
 
 from ctxmode import paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
 LOG = "index-errors.log"
 
 
@@ -32,9 +36,9 @@ def index_file(project_root: str, path: str, label: str) -> bool:
     return True
 
 
-def _fresh(conn: object, label: str, path: str) -> bool:
+def _fresh(conn: sqlite3.Connection, label: str, path: str) -> bool:
     info = os.stat(path)
-    row = conn.execute(  # type: ignore[attr-defined]
+    row = conn.execute(
         "SELECT file_size, file_mtime FROM kb_sources WHERE label = ?", (label,)
     ).fetchone()
     return row is not None and row[0] == info.st_size and row[1] == info.st_mtime

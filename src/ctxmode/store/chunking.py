@@ -422,10 +422,10 @@ def _identity(value: Any) -> str | None:
 
 
 def _batch_title(path: str, items: list[tuple[int, Any]]) -> str:
-    names = [_identity(v) for _, v in items]
+    names = [name for _, v in items if (name := _identity(v))]
     first, last = items[0][0], items[-1][0]
-    if all(names):
-        label = ", ".join(names) if len(names) <= 3 else f"{names[0]}…{names[-1]}"  # type: ignore[arg-type]
+    if len(names) == len(items):
+        label = ", ".join(names) if len(names) <= 3 else f"{names[0]}…{names[-1]}"
     else:
         label = f"[{first}]" if first == last else f"[{first}-{last}]"
     return f"{path} > {label}" if path != "(root)" else label

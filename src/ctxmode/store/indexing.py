@@ -279,11 +279,12 @@ class Indexing:
         conn = self.conn
         with db.write_transaction(conn):
             self._delete(label)
-            source_id = conn.execute(
+            inserted = conn.execute(
                 "INSERT INTO kb_sources(label, fmt, file_path, url, session_id, indexed_at, "
                 "last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (label, meta["fmt"], meta["file_path"], url, meta["session_id"], now, now),
-            ).lastrowid
+            )
+            source_id = int(inserted.lastrowid or 0)  # an INSERT's rowid is always set
             count, code, size, words = self._insert_chunks(source_id, chunks)
             if count == 0:
                 raise StoreInputError(f"nothing to index for {label!r}: the content is empty")

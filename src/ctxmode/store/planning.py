@@ -329,7 +329,7 @@ def plan_query(conn: sqlite3.Connection, raw: str) -> Plan:
     corrected = None
     if any(p.corrected for p in plans):
         corrected = " ".join(p.corrected or p.term.text for p in plans)
-    fixed = {}
+    fixed: dict[str, str] = {}
     for p in plans:
         if p.corrected and p.words:
             fixed.update(zip(p.term.parts, p.words[-1].split(), strict=False))

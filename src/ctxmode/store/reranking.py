@@ -260,7 +260,8 @@ def _headed_by(
     heads = {opening.start(), member.end() if member else -1}
     found = {term for start, _, term in matches if start in heads}
     # "util.promisify.custom" heads its own section, not that of "util.promisify".
-    name = [p.lower() for p in terms.WORD.findall(_NAME.match(title, opening.start()).group())]
+    named = _NAME.match(title, opening.start())  # always matches, maybe empty
+    name = [p.lower() for p in terms.WORD.findall(named.group() if named else "")]
     return {t for t in found if not forms or t >= len(forms) or not _longer_name(name, forms[t])}
 
 

@@ -31,7 +31,8 @@ def filter_sql(source: str | None, content_type: str | None) -> tuple[str, list[
     The FTS table drives the query (CROSS JOIN fixes that order): `rowid IN (subquery)`
     would make FTS5 re-run the MATCH once per candidate row, seconds on a big source.
     """
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if source:
         escaped = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         clauses.append("s.label LIKE ? ESCAPE '\\'")

@@ -69,18 +69,18 @@ def run_query(
     marked = highlighted(conn, plan, [chunk_id for chunk_id, _ in pool])
     for chunk_id, score in pool:
         title, content = marked[chunk_id]
-        source = sources[chunk_id]
-        heading = title if source.headed else ""  # a plain chunk's title is its first line
+        origin = sources[chunk_id]
+        heading = title if origin.headed else ""  # a plain chunk's title is its first line
         boost = (
             features(heading, content, keys, weights, forms, phrase).boost()
-            + LEAD_WEIGHT * source.lead
-            + NAMED_WEIGHT * named_share(source.label, plan, weights)
+            + LEAD_WEIGHT * origin.lead
+            + NAMED_WEIGHT * named_share(origin.label, plan, weights)
         )
         if asks and chunk_id in replies:  # answered in a reply, not in the post
             boost += REPLY_WEIGHT + CUE_WEIGHT * threads.answer_cue(asks, content)
         if chunk_id in replies:
             post = sources[post_of[chunk_id]].title
-            boost -= NOT_ANSWER_WEIGHT * threads.unlikely_answer(post, source.title, content)
+            boost -= NOT_ANSWER_WEIGHT * threads.unlikely_answer(post, origin.title, content)
         out.append(Candidate(chunk_id, score, score / top + RERANK_WEIGHT * boost, title, content))
     return diverse(out, {c: src.diversity_key(c) for c, src in sources.items()}, limit)
 

@@ -6,6 +6,7 @@ error-looking lines, and the last non-empty line (each capped).
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass, field
 
@@ -32,9 +33,10 @@ class StreamDigest:
     error_lines: list[str] = field(default_factory=list)
     error_count: int = 0
     last_line: str = ""
-    _partial: bytes = b""
+    # `builtins.bytes`: in this class `bytes` names the byte count above.
+    _partial: builtins.bytes = b""
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: builtins.bytes) -> None:
         self.bytes += len(chunk)
         start = 0
         while (newline := chunk.find(b"\n", start)) >= 0:
@@ -47,7 +49,7 @@ class StreamDigest:
         if self._partial:
             self._take(b"")
 
-    def _take(self, piece: bytes) -> None:
+    def _take(self, piece: builtins.bytes) -> None:
         line = (self._partial + piece[-_MAX_PARTIAL:])[-_MAX_PARTIAL:]
         self._partial = b""
         self.lines += 1
