@@ -10,8 +10,8 @@ payload on stdin, exactly as a host spawns it:
 against two baselines measured in the same run, interleaved with the hooks:
   python3   `python3 -c pass` with the `python3` found on PATH
   bare      `<venv python> -I -S -c pass` (the floor for any Python hook)
-and prints ratios. Target: fast p50 <= 1.6x python3 p50. The reference (Node) spends
-150-530 ms per hook (spec reference.md K #9). Exit code is always 0: a benchmark, not a gate.
+and prints ratios. Target: fast p50 <= 1.6x python3 p50. The reference (Node) was measured
+spending 150-530 ms per hook. Exit code is always 0: a benchmark, not a gate.
 """
 
 from __future__ import annotations

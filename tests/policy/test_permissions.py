@@ -60,7 +60,7 @@ def rules(**permissions: list[str]) -> RuleSet:
     return RuleSet(found, project_dir="/project")  # type: ignore[arg-type]
 
 
-# -- Bash grammar (routing.md §9.2) -----------------------------------------------------
+# -- Bash grammar: `Bash(prefix:rest)` and whole-command globs ---------------------------
 
 
 @pytest.mark.parametrize(
@@ -130,7 +130,7 @@ def test_no_rules_means_no_opinion() -> None:
     assert evaluate_bash("sudo x", RuleSet()).action is None
 
 
-# -- Read globs (routing.md §9.3, reference F.1) ----------------------------------------
+# -- Read globs: `Read(<path glob>)`, `**` across directories, `~` and `//` anchors -------
 
 
 @pytest.mark.parametrize(
@@ -305,7 +305,7 @@ def test_non_rule_strings_are_ignored() -> None:
     assert bare is not None and bare.pattern is None
 
 
-# -- tool calls (routing.md §7) ---------------------------------------------------------
+# -- tool calls: the rules applied to each tool's input ----------------------------------
 
 
 # -- the project root, whatever the current directory --------------------------------------
@@ -539,7 +539,7 @@ def test_policy_imports_no_re_json_or_third_party(
 
 
 def glob_oracle(glob: str, path: str) -> bool:
-    """The §9.3 glob rules as a regular expression, to check the regex-free matcher."""
+    """The Read glob rules as a regular expression, to check the regex-free matcher."""
     import re
 
     out, i = "", 0

@@ -1,8 +1,8 @@
 """Our guidance texts for routing decisions, with tool names in the host's naming.
 
 Nudges are short advisory tips wrapped in `<context_guidance>`; redirects replace a
-tool call and say exactly what to call instead. `p` is the host's tool prefix
-(platforms.md §C.10), e.g. "mcp__context-mode__".
+tool call and say exactly what to call instead. `p` is the prefix the host puts before
+our MCP tools' names, e.g. "mcp__context-mode__".
 """
 
 from __future__ import annotations

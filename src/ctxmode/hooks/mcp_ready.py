@@ -1,4 +1,4 @@
-"""Is a `ctxmode serve` alive? (platforms.md §C.9, without the /tmp litter)
+"""Is a `ctxmode serve` alive? Told by pid files under our data root, none in /tmp.
 
 A running server announces itself as `<data root>/run/mcp-<pid>` holding its pid and
 withdraws the file on exit. Hooks only redirect the model to ctx_* tools when at least

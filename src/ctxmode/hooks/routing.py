@@ -1,4 +1,4 @@
-"""PreToolUse routing: one host-free decision per tool call (routing.md §1–§8).
+"""PreToolUse routing: one host-free decision per tool call.
 
 `route_pre_tool_use` runs the permission policy first (deny/ask), then steers bulky
 tool use to our MCP tools: curl/wget, inline HTTP and build tools are redirected and

@@ -1,4 +1,4 @@
-"""What routing needs to know about a shell command (routing.md §2), read by the one scanner.
+"""What routing needs to know about a shell command, read by the one scanner.
 
 Pure functions over a `policy.shell.scan` result: the curl/wget safety judgement, inline
 HTTP, build tools, and the structurally-bounded allowlist. No `re` on the hook path.
@@ -206,7 +206,7 @@ def _bounded_git(args: list[str]) -> bool:
 
 
 def is_bounded(command: str, found: ShellScan | None = None) -> bool:
-    """True for commands whose output is short by construction (routing.md §2.3): one
+    """True for commands whose output is short by construction: one
     simple command, no substitution, pipe, list, background or redirection."""
     if not command.strip() or any(token in command for token in RAW_FORBIDDEN):
         return False

@@ -1,4 +1,4 @@
-"""Guidance throttling that holds across concurrent hook processes (routing.md §8).
+"""Guidance throttling that holds across concurrent hook processes.
 
 Each session gets `<data root>/throttle/<session key>/`. A once-per-session nudge is
 shown by whichever process creates its marker file with O_CREAT|O_EXCL first; a periodic

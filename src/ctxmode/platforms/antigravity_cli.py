@@ -1,4 +1,4 @@
-"""Antigravity CLI (`agy`): bounded command hooks with an agy-specific payload (platforms.md §A.11).
+"""Antigravity CLI (`agy`): bounded command hooks with an agy-specific payload.
 
 agy cannot rewrite arguments and ignores PreToolUse context, so a rewrite becomes a
 deny carrying the guidance, and a nudge becomes a one-off deny (the throttle lets the

@@ -1,4 +1,4 @@
-"""Claude Code: JSON command hooks in `~/.claude/settings.json` (platforms.md §A.1).
+"""Claude Code: JSON command hooks in `~/.claude/settings.json`.
 
 PreToolUse answers in `hookSpecificOutput` with a permission decision; a command redirect
 (an `echo` of guidance) becomes a deny carrying the guidance, other rewrites (the wrapper,

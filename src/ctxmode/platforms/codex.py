@@ -1,4 +1,4 @@
-"""Codex CLI: Claude-compatible JSON command hooks in `$CODEX_HOME/hooks.json` (platforms.md §A.8).
+"""Codex CLI: Claude-compatible JSON command hooks in `$CODEX_HOME/hooks.json`.
 
 Codex accepts PreToolUse rewrites (`allow` + `updatedInput`) and advisory context only
 from codex-cli 0.141.0 on. The installed version is read from `codex --version` only

@@ -1,4 +1,4 @@
-"""GitHub Copilot CLI: JSON command hooks in `~/.copilot/hooks/` (platforms.md §A.6).
+"""GitHub Copilot CLI: JSON command hooks in `~/.copilot/hooks/`.
 
 The host sends camelCase payloads (`toolName`, `toolArgs`, `toolResult`) when the hook
 is registered under a camelCase event key, and VS Code-style snake_case ones under a

@@ -1,4 +1,4 @@
-"""Cursor: native command hooks in `.cursor/hooks.json` (platforms.md §A.7).
+"""Cursor: native command hooks in `.cursor/hooks.json`.
 
 Cursor rejects empty stdout, so every event answers a JSON object. In preToolUse,
 `user_message` reaches the human and `agent_message` the model: a deny carries its

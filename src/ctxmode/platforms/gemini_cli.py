@@ -1,4 +1,4 @@
-"""Gemini CLI: JSON command hooks registered in `settings.json` (platforms.md §A.3).
+"""Gemini CLI: JSON command hooks registered in `settings.json`.
 
 BeforeTool denies at the top level (`decision`/`reason`), rewrites by letting the host
 merge `hookSpecificOutput.tool_input` over the model's arguments, and cannot ask (an

@@ -1,4 +1,4 @@
-"""JetBrains Copilot: the VS Code Copilot hook wire under another name (platforms.md §A.5).
+"""JetBrains Copilot: the VS Code Copilot hook wire under another name.
 
 Same events, payloads and envelopes; the project directory comes from the IDE's
 `IDEA_INITIAL_DIRECTORY`, and MCP servers are added in the IDE's settings UI.

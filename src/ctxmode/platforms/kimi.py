@@ -1,4 +1,4 @@
-"""Kimi Code CLI: Claude-style JSON hooks declared as `[[hooks]]` in config.toml (platforms.md §A.9).
+"""Kimi Code CLI: Claude-style JSON hooks declared as `[[hooks]]` in config.toml.
 
 The host acts on PreToolUse only through `permissionDecision: "deny"`; it drops
 `ask`, `updatedInput` and `additionalContext`. A command redirect therefore becomes

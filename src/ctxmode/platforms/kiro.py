@@ -1,4 +1,4 @@
-"""Kiro CLI: agent-config command hooks answered by exit code and plain text (platforms.md §A.10).
+"""Kiro CLI: agent-config command hooks answered by exit code and plain text.
 
 A PreToolUse block is exit 2 with the reason on stderr, which Kiro hands to the
 model (the reference silenced stderr, so its reasons never arrived). Kiro cannot

@@ -1,4 +1,4 @@
-"""Qwen Code: command hooks in `~/.qwen/settings.json` on the Claude Code wire (platforms.md §A.2).
+"""Qwen Code: command hooks in `~/.qwen/settings.json` on the Claude Code wire.
 
 Same envelopes as Claude Code; Qwen's own tool names (`run_shell_command`, `read_file`,
 `grep_search`, `web_fetch`, `agent`) are canonicalized by the shared alias table, our

@@ -1,4 +1,4 @@
-"""VS Code Copilot agent hooks: `.github/hooks/*.json`, PascalCase events (platforms.md §A.4).
+"""VS Code Copilot agent hooks: `.github/hooks/*.json`, PascalCase events.
 
 Every PreToolUse answer goes inside `hookSpecificOutput` with `hookEventName`, as the
 VS Code hooks reference documents (the reference wrote deny/ask flat, which the host

@@ -15,7 +15,8 @@ DEFAULT_BUDGET = 2_048
 MIN_BUDGET = 512
 DONE_STATUSES = frozenset(("completed", "complete", "done", "cancelled", "canceled", "deleted"))
 
-# (key, heading, section byte cap) in display order (§E.6 plus our extra sections).
+# (key, heading, section byte cap) in display order: the sections of the Node.js
+# context-mode's session guide, under the same headings, plus our extra ones.
 SECTIONS = (
     ("last_request", "Last Request", 420),
     ("tasks", "Pending Tasks", 480),

@@ -33,8 +33,8 @@ class HookEvent:
     """One host hook call, normalized.
 
     `event` is a canonical name above; `tool` is the canonical tool name
-    (platforms.md §C.11: `Bash`, `Read`, `Grep`, `WebFetch`, `Agent`, MCP names
-    as given); `raw` keeps the whole parsed payload for host-specific needs.
+    (Claude Code's, onto which every host's own names are mapped: `Bash`, `Read`, `Grep`,
+    `WebFetch`, `Agent`; MCP names as given); `raw` keeps the whole parsed payload for host-specific needs.
     """
 
     __slots__ = (

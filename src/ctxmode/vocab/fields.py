@@ -1,4 +1,4 @@
-"""Typed lookups in a host payload, plus the session-id and project-dir chains (platforms.md §C.5, §C.6).
+"""Typed lookups in a host payload, plus where a call's session id and project dir come from.
 
 Payloads come from other programs: every lookup tolerates missing keys and wrong types.
 """
@@ -38,7 +38,8 @@ def transcript_uuid(transcript_path: str) -> str:
 
 
 def session_id(payload: dict, env_names: tuple[str, ...] = ()) -> str:
-    """§C.5: transcript UUID, conversation_id, sessionId, session_id, host env, pid-<ppid>."""
+    """The first found of: the UUID in the transcript file's name, the payload's
+    conversation_id, sessionId or session_id, the host's env variables, `pid-<parent pid>`."""
     found = transcript_uuid(text(payload, "transcript_path")) or text(
         payload, "conversation_id", "sessionId", "session_id"
     )
@@ -52,8 +53,8 @@ def session_id(payload: dict, env_names: tuple[str, ...] = ()) -> str:
 
 
 def project_dir(payload: dict, env_names: tuple[str, ...] = ()) -> str:
-    """§C.6: payload `cwd`, `workspace_roots[0]`, host env, this process's cwd (a path
-    with a NUL character names no directory and is skipped)."""
+    """The first usable of: payload `cwd`, `workspace_roots[0]`, host env, this process's
+    cwd (a path with a NUL character names no directory and is skipped)."""
     found = usable_dir(text(payload, "cwd"))
     if found:
         return found

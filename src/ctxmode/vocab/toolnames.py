@@ -1,4 +1,4 @@
-"""Tool names across hosts: canonical names for routing (platforms.md §C.11) and our own tools.
+"""Tool names across hosts: canonical names for routing (Claude Code's) and our own tools.
 
 Shared data, not per host: every host's aliases map onto Claude Code's names.
 """
@@ -94,7 +94,7 @@ def own_tool(name: str) -> str:
 
 
 def is_external_mcp(name: str) -> bool:
-    """An MCP tool from another server (routing.md §7.4): the periodic nudge applies."""
+    """An MCP tool from another server: the periodic nudge applies."""
     if name.startswith("mcp__"):
         server = name[5:].split("__", 1)[0]
         return bool(server) and not _names_own_server(server)
