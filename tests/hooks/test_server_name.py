@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxmode.hooks.server_name import registered_server
 from ctxmode.platforms import load
+from ctxmode.server_name import registered_server
 
 from .hookproc import hook_env, run_hook
 

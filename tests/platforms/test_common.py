@@ -29,31 +29,6 @@ MODULES = {platform: importlib.import_module(REGISTRY[platform]) for platform in
 JSON_STDOUT_ALWAYS = {"cursor", "codex", "kimi"}  # hosts that reject or mishandle empty stdout
 
 
-@pytest.mark.parametrize(
-    ("command", "expected"),
-    [
-        ('echo "use ctx_execute"', "use ctx_execute"),
-        ('echo  "say \\"hi\\" and \\\\ then \\$HOME"', 'say "hi" and \\ then $HOME'),
-        ('echo "multi\nline"', "multi\nline"),
-        ("echo hi", ""),
-        ('echo ""', ""),
-        ('echoo "x"', ""),
-        ('ls "x"', ""),
-    ],
-)
-def test_unwrap_echo_returns_the_guidance_inside_a_redirect_command(command, expected):
-    assert common.unwrap_echo(command) == expected
-
-
-def test_redirect_reason_prefers_the_plain_guidance_then_the_unwrapped_echo():
-    redirect = Decision.redirect('curl is "bad" here', {"command": "curl x", "timeout": 5})
-    assert common.redirect_reason(redirect) == 'curl is "bad" here'
-    bare = Decision.modify({"command": 'echo "from the echo"'})
-    assert common.redirect_reason(bare) == "from the echo"
-    assert common.redirect_reason(Decision.modify({"prompt": "x"})) == ""
-    assert common.redirect_reason(Decision.deny("no")) == ""
-
-
 def test_plain_guidance_drops_the_tags_and_collapses_whitespace():
     text = "<context_guidance>\n  <tip>\n  Use   ctx_execute\n  </tip>\n</context_guidance>"
     assert common.plain_guidance(text) == "Use ctx_execute"

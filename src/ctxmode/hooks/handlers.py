@@ -19,13 +19,13 @@ if TYPE_CHECKING:  # annotations only
 def our_prefix(platform: Platform, event: HookEvent) -> str:
     """What the host puts before our tools' names (`<prefix>ctx_search`), after the server
     name it really registered."""
-    from ctxmode.hooks.server_name import registered_server
+    from ctxmode.server_name import registered_server
 
     return platform.tool_prefix(registered_server(platform, event.project_dir))
 
 
 def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
-    from ctxmode.hooks import mcp_ready
+    from ctxmode import mcp_ready
     from ctxmode.hooks.routing import route_pre_tool_use
 
     # A subagent cannot call our MCP tools, so nothing may be redirected to them.

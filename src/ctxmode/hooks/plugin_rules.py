@@ -205,13 +205,12 @@ def pre_tool_use(
     if len(command.encode("utf-8", "surrogatepass")) < settings.min_command_bytes:
         return None
     from ctxmode.hooks.routing import route_pre_tool_use
-    from ctxmode.platforms._common import redirect_reason
 
     decision = route_pre_tool_use(event, prefix, True)
     if decision is None or (decision.meta or {}).get("type") == "bash-wrapped":
         return None  # a `ctxmode wrap` rewrite: this host cuts the output after the call itself
     if decision.is_command_redirect and not can_modify:  # deny, carrying the guidance
-        return Decision(ev.DENY, reason=redirect_reason(decision), meta=decision.meta)
+        return Decision(ev.DENY, reason=ev.redirect_reason(decision), meta=decision.meta)
     if decision.action == ev.MODIFY and can_modify:  # the command now prints the guidance
         return decision
     if decision.action in (ev.DENY, ev.ASK):  # a permission rule; no one to ask mid-call

@@ -1,9 +1,8 @@
 """Payload and rendering helpers shared by the host modules, beyond `ctxmode.vocab.fields`.
 
-Prompt and source normalization, alias-field copying for tool inputs, the deny reason
-for hosts that cannot rewrite a command, small envelope builders, the parser of
-Claude-style snake_case payloads and the parser of our plugin shims' payload. Hot path:
-our own hook modules only.
+Prompt and source normalization, alias-field copying for tool inputs, small envelope
+builders, the parser of Claude-style snake_case payloads and the parser of our plugin
+shims' payload. Hot path: our own hook modules only.
 """
 
 from __future__ import annotations
@@ -101,39 +100,6 @@ def settings_servers(config_paths: Callable[[str], dict[str, str]]) -> Callable:
 
 
 # ------------------------------------------------------- degraded decisions
-
-
-def unwrap_echo(command: object) -> str:
-    """The text inside a redirect command `echo "<text>"`, shell escapes undone; else ""."""
-    if not isinstance(command, str):
-        return ""
-    command = command.strip()
-    if not command.startswith("echo") or len(command) < 5 or not command[4].isspace():
-        return ""
-    quoted = command[4:].lstrip()
-    if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"':
-        return ""
-    inner, out, i = quoted[1:-1], [], 0
-    while i < len(inner):
-        if inner[i] == "\\" and i + 1 < len(inner) and inner[i + 1] in '"\\$`':
-            i += 1
-        out.append(inner[i])
-        i += 1
-    return "".join(out)
-
-
-def redirect_reason(decision: Decision) -> str:
-    """The deny reason for a command redirect on a host that cannot rewrite; "" if not one.
-
-    A redirect (`Decision.redirect`) carries its guidance as plain text in `reason`; an
-    `echo "<guidance>"` command without one is unwrapped. Other rewrites give "".
-    """
-    updated = decision.updated_input
-    if decision.action != ev.MODIFY or not isinstance(updated, dict):
-        return ""
-    if not isinstance(updated.get("command"), str):
-        return ""
-    return decision.reason or unwrap_echo(updated["command"])
 
 
 def generic_redirect(tool_prefix: str) -> str:

@@ -88,7 +88,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
         reason = decision.reason or DEFAULT_ASK_REASON
         return common.json_out({"decision": "ask", "reason": reason})
     if decision.action == ev.MODIFY:
-        reason = common.redirect_reason(decision) or decision.reason
+        reason = ev.redirect_reason(decision) or decision.reason
         return _deny(reason or common.generic_redirect(tool_prefix(SERVER_NAME)))
     if decision.action == ev.CONTEXT and decision.context:
         return _deny(NUDGE_PREFIX + common.plain_guidance(decision.context))

@@ -112,9 +112,9 @@ def _render_pre_tool_use(decision: Decision, rewrites: bool) -> HookOutput:
     if action == ev.MODIFY and isinstance(decision.updated_input, dict):
         # A redirect that only echoes guidance is clearer to the model as a deny; a real
         # rewrite (a command run through `ctxmode wrap`) runs: Claude Code honours it.
-        redirect = common.unwrap_echo(decision.updated_input.get("command"))
-        if redirect or (not rewrites and common.redirect_reason(decision)):
-            return _deny(common.redirect_reason(decision))
+        redirect = ev.unwrap_echo(decision.updated_input.get("command"))
+        if redirect or (not rewrites and ev.redirect_reason(decision)):
+            return _deny(ev.redirect_reason(decision))
         if not rewrites:
             return HookOutput()  # the host would drop the new input anyway
         allowed_by = (decision.meta or {}).get("allowed_by")

@@ -95,7 +95,7 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
             return common.hso(
                 "PreToolUse", permissionDecision="allow", updatedInput=decision.updated_input
             )
-        reason = common.redirect_reason(decision)
+        reason = ev.redirect_reason(decision)
         return _deny(reason) if reason else common.hso("PreToolUse")
     if decision.action == ev.CONTEXT and decision.context and rewrite_supported():
         return common.hso("PreToolUse", additionalContext=decision.context)

@@ -104,8 +104,8 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     if decision.action == ev.MODIFY and isinstance(decision.updated_input, dict):
         # A redirect that only echoes guidance becomes a deny (the host honours one: the model
         # reads why); a real rewrite (a command run through `ctxmode wrap`) runs.
-        if common.unwrap_echo(decision.updated_input.get("command")):
-            return _deny(common.redirect_reason(decision))
+        if ev.unwrap_echo(decision.updated_input.get("command")):
+            return _deny(ev.redirect_reason(decision))
         return common.json_out({"modifiedArgs": decision.updated_input})
     if decision.action == ev.CONTEXT and decision.context:
         return common.json_out({"additionalContext": decision.context})

@@ -66,7 +66,7 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     if decision is not None and decision.action == ev.DENY:
         reason = decision.reason or "Blocked by ctxmode."
     elif decision is not None:
-        reason = common.redirect_reason(decision)
+        reason = ev.redirect_reason(decision)
     if reason:
         return common.hso("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
     return common.hso("PreToolUse")

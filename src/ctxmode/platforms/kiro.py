@@ -62,7 +62,7 @@ def _render_pre_tool_use(decision: Decision | None) -> HookOutput:
     if decision.action == ev.DENY:
         return _block(decision.reason or GENERIC_BLOCK)
     if decision.action == ev.MODIFY:
-        return _block(common.redirect_reason(decision) or decision.reason or GENERIC_BLOCK)
+        return _block(ev.redirect_reason(decision) or decision.reason or GENERIC_BLOCK)
     if decision.action == ev.CONTEXT and decision.context:
         return HookOutput(decision.context)
     return HookOutput()

@@ -89,13 +89,13 @@ class ServerState:
             stats.record(conn, call)
 
     def announce(self) -> None:
-        from ctxmode.hooks import mcp_ready
+        from ctxmode import mcp_ready
 
         with contextlib.suppress(Exception):
             mcp_ready.announce_server()
 
     def withdraw(self) -> None:
-        from ctxmode.hooks import mcp_ready
+        from ctxmode import mcp_ready
 
         with contextlib.suppress(Exception):
             mcp_ready.withdraw_server()

@@ -177,6 +177,39 @@ def shell_double_quote_escape(text: str) -> str:
     return text
 
 
+def unwrap_echo(command: object) -> str:
+    """The text inside a redirect command `echo "<text>"`, shell escapes undone; else ""."""
+    if not isinstance(command, str):
+        return ""
+    command = command.strip()
+    if not command.startswith("echo") or len(command) < 5 or not command[4].isspace():
+        return ""
+    quoted = command[4:].lstrip()
+    if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"':
+        return ""
+    inner, out, i = quoted[1:-1], [], 0
+    while i < len(inner):
+        if inner[i] == "\\" and i + 1 < len(inner) and inner[i + 1] in '"\\$`':
+            i += 1
+        out.append(inner[i])
+        i += 1
+    return "".join(out)
+
+
+def redirect_reason(decision: Decision) -> str:
+    """The deny reason for a command redirect on a host that cannot rewrite; "" if not one.
+
+    A redirect (`Decision.redirect`) carries its guidance as plain text in `reason`; an
+    `echo "<guidance>"` command without one is unwrapped. Other rewrites give "".
+    """
+    updated = decision.updated_input
+    if decision.action != MODIFY or not isinstance(updated, dict):
+        return ""
+    if not isinstance(updated.get("command"), str):
+        return ""
+    return decision.reason or unwrap_echo(updated["command"])
+
+
 class HookOutput:
     """What the runner writes back to the host: stdout text, optional stderr text, exit code."""
 
