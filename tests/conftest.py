@@ -18,6 +18,21 @@ settings.register_profile("ctxmode", deadline=None, suppress_health_check=[Healt
 settings.load_profile("ctxmode")
 
 
+TESTS = Path(__file__).parent
+# Markers by place: `-m "not real_host and not browser"` runs without the hosts and Chromium.
+MARKED_PLACES = {
+    TESTS / "platforms" / "real": "real_host",
+    TESTS / "insight" / "test_dashboard_browser.py": "browser",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for place, marker in MARKED_PLACES.items():
+            if item.path == place or place in item.path.parents:
+                item.add_marker(marker)
+
+
 @pytest.fixture(autouse=True)
 def isolated_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
