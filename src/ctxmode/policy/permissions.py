@@ -30,6 +30,8 @@ import sys
 
 from ctxmode import fastjson, paths, settings
 from ctxmode.errors import CtxmodeError
+from ctxmode.policy.meaning import Meaning, meaning, rule_meaning
+from ctxmode.policy.meaning import matches as meaning_matches
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, basename, scan
 from ctxmode.policy.shell import clock as shell_clock
 
@@ -44,7 +46,7 @@ INLINE_CODE_CHARS = 200_000  # longer non-shell code is not searched for shell s
 class Rule:
     """One permission rule: `action` (deny/ask/allow), `tool`, and `pattern` (None = bare)."""
 
-    __slots__ = ("_compiled", "action", "pattern", "source", "text", "tool")
+    __slots__ = ("_compiled", "_meaning", "action", "pattern", "source", "text", "tool")
 
     def __init__(self, action: str, tool: str, pattern: str | None, text: str, source: str = ""):
         self.action = action
@@ -53,6 +55,7 @@ class Rule:
         self.text = text  # as written in the settings file, e.g. "Bash(sudo:*)"
         self.source = source  # the settings file it came from
         self._compiled: object = None
+        self._meaning: object = None  # the pattern's `policy.meaning`, read on first use
 
     def __repr__(self) -> str:
         return f"Rule({self.action!r}, {self.text!r})"
@@ -261,9 +264,12 @@ def evaluate_bash(
     forms = list(found.forms)
     whole = " ".join(command[:WHOLE_CHARS].split())
     checked = [*forms, whole] if whole and whole not in found.forms else forms
+    meanings = _CommandMeanings(found, forms)
     for action in (DENY, ASK):
         for rule in rules.select("Bash", action):
             matched = _first_bash_match(rule, checked, whole)
+            if matched is None:
+                matched = meanings.first_match(rule)
             if matched is not None:
                 return _verdict(rule, matched, subject)
     if rules.select("Bash", DENY) or rules.select("Bash", ASK):
@@ -286,6 +292,53 @@ def evaluate_bash(
     if first is not None and all(rules_found):
         return PolicyVerdict(ALLOW, first.text, whole, "allowed by the permission rules")
     return NO_OPINION
+
+
+class _CommandMeanings:
+    """The meaning (`policy.meaning`) of each command found, read once, only when a deny or
+    ask rule names a program whose options are normalised: `rm -fr x` then matches
+    `Bash(rm -rf *)` and `git -C . push` matches `Bash(git push:*)`."""
+
+    __slots__ = ("_forms", "_found", "_meanings")
+
+    def __init__(self, found: ShellScan, forms: list[str]) -> None:
+        self._found = found
+        self._forms = forms
+        self._meanings: list[tuple[Meaning, str]] | None = None
+
+    def first_match(self, rule: Rule) -> str | None:
+        if rule.pattern is None:
+            return None
+        wanted = _rule_meaning(rule)
+        if wanted is None:
+            return None
+        for command, form in self._all():
+            if meaning_matches(wanted, command, _star_match):
+                return form
+        return None
+
+    def _all(self) -> list[tuple[Meaning, str]]:
+        if self._meanings is None:
+            readings: dict[tuple[str, ...], None] = {}
+            for command in self._found.commands:
+                if not command.computed:
+                    readings[command.argv] = None
+            for form in self._forms:  # readings recorded only as forms (`cur${E}l u`)
+                readings.setdefault(tuple(form.split()), None)
+            self._meanings = []
+            for argv in readings:
+                found = meaning(argv)
+                if found is not None:
+                    self._meanings.append((found, " ".join(argv)))
+        return self._meanings
+
+
+def _rule_meaning(rule: Rule) -> Meaning | None:
+    """The rule's `policy.meaning`, or None when its program has no option grammar there."""
+    if rule._meaning is None:
+        found = rule_meaning(_normalize_pattern(rule.pattern or ""))
+        rule._meaning = found if found is not None else False
+    return rule._meaning or None  # type: ignore[return-value]
 
 
 def _over_budget_reason(subject: str) -> str:
