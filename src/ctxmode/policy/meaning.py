@@ -14,9 +14,11 @@ programs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ctxmode.policy.shell import basename
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Grammar:
