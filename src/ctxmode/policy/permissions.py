@@ -722,7 +722,9 @@ def evaluate_with_rules(
 
 def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     """Shell code: every command in it. Other languages: the shell strings they visibly run
-    (`extract_shell_strings`, a best-effort scan). Only deny and ask are reported."""
+    (`extract_shell_strings`, a best-effort scan), and "ask" when they build the program or
+    shell string they run at run time (`runtime_built`) while deny or ask rules exist.
+    Only deny and ask are reported."""
     if not code or not rules.has_tool("Bash"):
         return NO_OPINION
     if language.lower() in SHELL_LANGUAGES:
@@ -731,14 +733,25 @@ def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     subject = f"{language or 'the'} code running a command"
     if len(code) > INLINE_CODE_CHARS:
         return _too_big(rules, subject)
-    from ctxmode.policy.inline_code import extract_shell_strings  # imports `re`
+    from ctxmode.policy.inline_code import extract_shell_strings, runtime_built  # use `re`
 
     deadline = shell_clock() + TIME_BUDGET
     for script in extract_shell_strings(language.lower(), code):
         verdict = evaluate_bash(script, rules, subject, deadline)
         if verdict.action in (DENY, ASK):
             return verdict
+    built = runtime_built(language.lower(), code)
+    if built is not None and (rules.select("Bash", DENY) or rules.select("Bash", ASK)):
+        return PolicyVerdict(ASK, "", built, _built_reason(language, built))
     return NO_OPINION
+
+
+def _built_reason(language: str, built: str) -> str:
+    return (
+        f"Security policy asks for confirmation: the {language or 'submitted'} code names the"
+        f" program or shell command it runs only at run time ({built!r}); your permission"
+        " rules can't be checked against it."
+    )
 
 
 def _too_big(rules: RuleSet, subject: str) -> PolicyVerdict:
