@@ -205,7 +205,7 @@ def _bracket_end(text: str) -> int:
 def _plain_literal(arg: str) -> bool:
     """One string literal and nothing else (`'system'`, not `'sys'+'tem'`)."""
     match = _STRING.fullmatch(arg)
-    return match is not None and "${" not in arg and not arg[:1] in "fF"
+    return match is not None and "${" not in arg and arg[:1] not in "fF"
 
 
 def _built(expression: str) -> bool:
