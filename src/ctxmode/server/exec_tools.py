@@ -10,6 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator
 
+from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
 from ctxmode.server import arguments as a
 from ctxmode.server.knowledge_tools import render_hits
 from ctxmode.server.state import Reply, ServerState
@@ -34,24 +35,30 @@ class ByteCounter:
 
 
 class LazyKnowledge:
-    """The sandbox's `Knowledge`, opening the project database only if output must be indexed."""
+    """The sandbox's `Knowledge`, opening the project database only if output must be
+    indexed, and indexing only while the database has grown by less than `room` bytes."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, state: ServerState, room: int) -> None:
         self._state = state
         self._stack = contextlib.ExitStack()
         self._inner = None
+        self._room = room
+        self.guard: IndexGuard | None = None
         self.indexed_bytes = 0
 
     def _store(self):
         if self._inner is None:
             from ctxmode.sandbox import StoreKnowledge
 
-            self._inner = StoreKnowledge(self._stack.enter_context(self._state.knowledge()))
+            kb = self._stack.enter_context(self._state.knowledge())
+            self.guard = IndexGuard(database_path(kb.conn), self._room)
+            self._inner = StoreKnowledge(kb)
         return self._inner
 
     def index(self, label: str, pieces: Iterable[str]) -> int:
-        counted = ByteCounter(pieces)
-        chunks = self._store().index(label, counted)
+        store = self._store()
+        counted = ByteCounter(self.guard.pieces(pieces) if self.guard else pieces)
+        chunks = store.index(label, counted)
         self.indexed_bytes += counted.byte_count
         return chunks
 
@@ -84,7 +91,7 @@ def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | 
 def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Reply:
     from ctxmode.sandbox import shape_output, unique_label
 
-    knowledge = LazyKnowledge(state)
+    knowledge = LazyKnowledge(state, call_cap() - run.total_bytes)  # the spools count too
     try:
         shaped = shape_output(
             run,
@@ -96,8 +103,9 @@ def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Rep
     finally:
         knowledge.close()
         run.close()
+    stopped = knowledge.guard.note() if knowledge.guard else ""
     return Reply(
-        shaped.text,
+        shaped.text + (f"\n_({stopped})_" if stopped else ""),
         is_error=shaped.is_error,
         bytes_processed=run.total_bytes,
         bytes_indexed=knowledge.indexed_bytes,
@@ -187,12 +195,15 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
     ):
         sections = batch.sections
         label = unique_label("batch:" + ",".join(section.label for section in sections)[:60])
+        guard = IndexGuard(database_path(kb.conn), call_cap() - batch.total_bytes)
         output = ByteCounter(batch.iter_text())
         try:
-            indexed_bytes = kb.index_stream(label, output, "markdown").byte_count
+            indexed_bytes = kb.index_stream(label, guard.pieces(output), "markdown").byte_count
             where = f"Indexed as '{label}'."
         except StoreInputError as exc:  # e.g. every command was silent
             indexed_bytes, where = 0, f"Nothing indexed ({exc})."
+        if guard.stopped:
+            where += f" ({guard.note()}.)"
         lines = [
             f"Executed {len(sections)} commands ({output.line_count:,} lines, "
             f"{output.byte_count / 1024:.1f} KB) in {batch.duration_ms} ms. {where}"
