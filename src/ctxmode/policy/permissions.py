@@ -8,7 +8,10 @@ Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that 
   `Bash(rm -rf *)`: the whole command as a glob (a trailing ` *` also matches nothing).
   Every command hidden in the string is checked (`policy.shell.scan`); a command whose
   program is decided at run time, or a command too big to analyse, gets "ask" when deny or
-  ask rules exist.
+  ask rules exist. Deny and ask rules for rm, chmod, chown, curl, wget, git, docker,
+  kubectl, npm, pip and the package publishers also match every spelling of what they name
+  (`policy.meaning`: `rm -fr x`, `rm --force -R x`, `git -C . push`); allow rules match
+  only what they spell.
 - `Read(.env)`, `Read(./secrets/**)`, `Read(**/*.pem)`, `Read(~/.ssh/**)`, `Read(//etc/**)`:
   path globs (`**/` any directories, `**` anything, `*` within a segment, `?` one
   character); relative globs are anchored at the project, `~` is the home directory, `//x`
