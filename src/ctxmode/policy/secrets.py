@@ -489,7 +489,12 @@ def _match_starts(lowered: str, rule: _Rule) -> list[int]:
     for anchor in rule.anchors:
         at = lowered.find(anchor)
         while at >= 0:
-            starts.add(lowered.rfind("\n", 0, at) + 1 if rule.line_start else at)
+            if rule.line_start:  # one start per line: go on from the next line
+                starts.add(lowered.rfind("\n", 0, at) + 1)
+                end = lowered.find("\n", at)
+                at = -1 if end < 0 else lowered.find(anchor, end)
+                continue
+            starts.add(at)
             at = lowered.find(anchor, at + 1)
     return sorted(starts)
 
