@@ -2,7 +2,7 @@
 guard that ends indexing before the database outgrows the rest.
 
 A command printing without end (`yes`) writes its spool at hundreds of MB a second, and
-indexing text grows the project database (with its write-ahead log) by up to about five
+indexing text grows the project database (with its write-ahead log) by up to about six
 times the text's size before the log is folded back in: both count against one bound
 (`CTXMODE_CALL_DISK_CAP`). The output keeps half of it at most; the guard counts each
 piece indexed at that growth, and stops earlier if the files themselves grew more.
@@ -36,10 +36,11 @@ def mb(size: int) -> str:
 
 
 class IndexGuard:
-    """Passes text pieces on to the indexer until the database files at `db_path` have
-    grown by `room` bytes (less a margin); then it stops and says so in `note()`."""
+    """Passes text pieces on to the indexer while their expected growth of the database
+    (or the growth measured on its files at `db_path`, if known and more) stays within
+    `room` bytes; then it stops and says so in `note()`."""
 
-    def __init__(self, db_path: str, room: int) -> None:
+    def __init__(self, room: int, db_path: str = "") -> None:
         self._paths = (db_path, db_path + "-wal") if db_path else ()
         self._room = room
         self._start = self._size()

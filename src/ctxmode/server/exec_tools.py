@@ -10,7 +10,6 @@ import contextlib
 import os
 from collections.abc import Iterable, Iterator
 
-from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
 from ctxmode.server import arguments as a
 from ctxmode.server.knowledge_tools import render_hits
 from ctxmode.server.state import Reply, ServerState
@@ -35,30 +34,24 @@ class ByteCounter:
 
 
 class LazyKnowledge:
-    """The sandbox's `Knowledge`, opening the project database only if output must be
-    indexed, and indexing only while the database has grown by less than `room` bytes."""
+    """The sandbox's `Knowledge`, opening the project database only if output must be indexed."""
 
-    def __init__(self, state: ServerState, room: int) -> None:
+    def __init__(self, state: ServerState) -> None:
         self._state = state
         self._stack = contextlib.ExitStack()
         self._inner = None
-        self._room = room
-        self.guard: IndexGuard | None = None
         self.indexed_bytes = 0
 
     def _store(self):
         if self._inner is None:
             from ctxmode.sandbox import StoreKnowledge
 
-            kb = self._stack.enter_context(self._state.knowledge())
-            self.guard = IndexGuard(database_path(kb.conn), self._room)
-            self._inner = StoreKnowledge(kb)
+            self._inner = StoreKnowledge(self._stack.enter_context(self._state.knowledge()))
         return self._inner
 
     def index(self, label: str, pieces: Iterable[str]) -> int:
-        store = self._store()
-        counted = ByteCounter(self.guard.pieces(pieces) if self.guard else pieces)
-        chunks = store.index(label, counted)
+        counted = ByteCounter(pieces)
+        chunks = self._store().index(label, counted)
         self.indexed_bytes += counted.byte_count
         return chunks
 
@@ -91,7 +84,7 @@ def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | 
 def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Reply:
     from ctxmode.sandbox import shape_output, unique_label
 
-    knowledge = LazyKnowledge(state, call_cap() - run.total_bytes)  # the spools count too
+    knowledge = LazyKnowledge(state)
     try:
         shaped = shape_output(
             run,
@@ -103,9 +96,8 @@ def _shaped_reply(state: ServerState, run, intent: str | None, kind: str) -> Rep
     finally:
         knowledge.close()
         run.close()
-    stopped = knowledge.guard.note() if knowledge.guard else ""
     return Reply(
-        shaped.text + (f"\n_({stopped})_" if stopped else ""),
+        shaped.text,
         is_error=shaped.is_error,
         bytes_processed=run.total_bytes,
         bytes_indexed=knowledge.indexed_bytes,
@@ -173,6 +165,7 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
 
 def handle_batch(state: ServerState, args: dict) -> Reply:
     from ctxmode.sandbox import run_batch, unique_label
+    from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
 
     commands = a.as_commands(args)
     queries = a.as_str_list(args, "queries", None) or []
@@ -195,7 +188,7 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
     ):
         sections = batch.sections
         label = unique_label("batch:" + ",".join(section.label for section in sections)[:60])
-        guard = IndexGuard(database_path(kb.conn), call_cap() - batch.total_bytes)
+        guard = IndexGuard(call_cap() - batch.total_bytes, database_path(kb.conn))
         output = ByteCounter(batch.iter_text())
         try:
             indexed_bytes = kb.index_stream(label, guard.pieces(output), "markdown").byte_count
