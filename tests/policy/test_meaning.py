@@ -21,8 +21,8 @@ def _rules(*texts: str, action: str = "deny") -> RuleSet:
 
 
 # Each option as its spellings: (short letter or None, long name).
-RM_RECURSIVE = ("r", "R", "--recursive")
-RM_FORCE = ("f", "--force")
+RM_RECURSIVE = ("r", "R", "--recursive", "--rec", "--recurs")  # GNU takes unique prefixes
+RM_FORCE = ("f", "--force", "--forc", "--fo")
 RM_OTHER = ("v", "--verbose", "d", "--one-file-system", "--no-preserve-root")
 
 
@@ -94,7 +94,9 @@ GIT_GLOBALS = [
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.sampled_from(GIT_GLOBALS), min_size=1, max_size=4),
-    st.sampled_from([[], ["origin"], ["origin", "main"], ["--force"], ["-f", "origin"]]),
+    st.sampled_from(
+        [[], ["origin"], ["origin", "main"], ["--force"], ["-f", "origin"], ["--forc"]]
+    ),
     st.sampled_from(["", "sudo ", "env GIT_TRACE=0 ", "cd /tmp && "]),
 )
 def test_git_push_after_global_options_is_asked(

@@ -27,10 +27,11 @@ class Grammar:
     `aliases`: another spelling -> the canonical one (`--force` -> `-f`). `values`: the
     canonical options that take a value. `letters`: the short letters that are options at
     all (None: any); a `-word` with another letter is a positional (`chmod -rwx f`).
-    `words`: multi-letter single-dash options (`wget -nv`).
+    `words`: multi-letter single-dash options (`wget -nv`). `abbreviated`: the program takes
+    an unambiguous prefix of a long option for it (`rm --rec --forc`: GNU getopt, git).
     """
 
-    __slots__ = ("aliases", "letters", "values", "words")
+    __slots__ = ("abbreviated", "aliases", "letters", "values", "words")
 
     def __init__(
         self,
@@ -38,14 +39,21 @@ class Grammar:
         values: str = "",
         letters: str | None = None,
         words: str = "",
+        abbreviated: bool = False,
     ) -> None:
         self.aliases = aliases or {}
         self.values = frozenset(values.split())
         self.letters = None if letters is None else frozenset(letters)
         self.words = frozenset(words.split())
+        self.abbreviated = abbreviated
 
     def canonical(self, name: str) -> str:
-        return self.aliases.get(name, name)
+        found = self.aliases.get(name)
+        if found is not None or not self.abbreviated or not name.startswith("--"):
+            return found or name
+        longer = {self.aliases[long] for long in self.aliases if long.startswith(name)}
+        longer |= {value for value in self.values if value.startswith(name)}
+        return longer.pop() if len(longer) == 1 else name
 
 
 def _long(pairs: str) -> dict[str, str]:
@@ -57,14 +65,22 @@ def _long(pairs: str) -> dict[str, str]:
     return out
 
 
-_RM = Grammar({**_long("force:f recursive:r dir:d verbose:v"), "-R": "-r"}, letters="rRfidvI")
+_RM = Grammar(
+    {**_long("force:f recursive:r dir:d verbose:v"), "-R": "-r"},
+    letters="rRfidvI",
+    abbreviated=True,
+)
 _CHMOD = Grammar(
-    _long("recursive:R changes:c silent:f quiet:f verbose:v"), "--reference", letters="Rcfv"
+    _long("recursive:R changes:c silent:f quiet:f verbose:v"),
+    "--reference",
+    letters="Rcfv",
+    abbreviated=True,
 )
 _CHOWN = Grammar(
     _long("recursive:R changes:c silent:f quiet:f verbose:v no-dereference:h"),
     "--reference --from",
     letters="RcfvhHLP",
+    abbreviated=True,
 )
 _CURL = Grammar(
     _long(
@@ -90,10 +106,12 @@ _WGET = Grammar(
     "-O -o -a -e -t -T -w -P -U -i -B -l -A -R -D -I -Q --header --user --password"
     " --post-data --post-file --method --body-data --load-cookies --save-cookies",
     words="-nv -nc -np -nd -nH",
+    abbreviated=True,
 )
 _GIT_GLOBAL = Grammar(
     {**_long("paginate:p no-pager:P"), "--exec-path": "--exec-path"},
     "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --list-cmds",
+    abbreviated=True,
 )
 _GIT = Grammar(
     _long(
@@ -102,6 +120,7 @@ _GIT = Grammar(
     ),
     "-m -F -o -e -C -c -X -S --repo --exec --receive-pack --upload-pack --push-option"
     " --message --file --exclude --author --date --onto --strategy --depth --branch -b -B",
+    abbreviated=True,
 )
 _DOCKER_GLOBAL = Grammar(
     _long("host:H debug:D log-level:l config:--config context:c"),
