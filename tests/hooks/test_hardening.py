@@ -109,3 +109,31 @@ def test_a_printed_response_is_routed_like_curl(project, tmp_path, command) -> N
 def test_a_download_to_a_file_that_is_not_printed_stays_allowed(project, tmp_path, command):
     decision, reason = decide(project, tmp_path, "Bash", {"command": command})
     assert decision == "", reason
+
+
+def _tree_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def test_an_external_tools_huge_output_is_indexed_within_the_call_bound(tmp_path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    data = tmp_path / "data"
+    cap = 8 * 1024 * 1024
+    text = "".join(f"issue {n}: the widget fails on input {n * 7}\n" for n in range(150_000))
+    payload = {
+        "session_id": "harden-2",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__github__list_issues",
+        "tool_input": {},
+        "tool_response": [{"type": "text", "text": text}],  # about 6 MB
+    }
+    env = hook_env(CTXMODE_DIR=str(data), CTXMODE_CALL_DISK_CAP=str(cap))
+    completed = run_hook("claude-code", "posttooluse", json.dumps(payload), env=env)
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
+    notice = output[0]["text"]
+    assert "Its first part (indexing stopped after the first" in notice, notice[-600:]
+    assert "issue 149999" in notice  # the tail is still shown
+    assert _tree_bytes(data) <= cap
