@@ -107,6 +107,12 @@ def test_git_push_after_global_options_is_asked(
     assert evaluate_bash(command, _rules("Bash(git push:*)", action="ask")).action == "ask"
 
 
+def test_a_git_alias_set_on_the_command_line_is_what_it_names() -> None:
+    rules = _rules("Bash(git push:*)", action="ask")
+    assert evaluate_bash("git -c alias.p=push p origin", rules).action == "ask"
+    assert evaluate_bash("git -c alias.s=status s", rules).action is None
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(GIT_GLOBALS), max_size=3), st.sampled_from(["status", "log"]))
 def test_other_git_subcommands_are_not_push(globals_: list[list[str]], sub: str) -> None:

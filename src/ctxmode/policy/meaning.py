@@ -259,11 +259,25 @@ def meaning(argv: tuple[str, ...] | list[str]) -> Meaning | None:
         args = args[at:]
         if program in ("docker", "podman"):
             args = _docker_subcommand(args)
+        elif program == "git":
+            args = _git_alias(args, options)
         if args:
             grammar = SUBCOMMAND_GRAMMARS.get((program, args[0]), grammar)
     positionals: list[str] = []
     _parse(args, grammar, options, positionals=positionals)
     return Meaning(program, frozenset(options), tuple(positionals))
+
+
+def _git_alias(args: list[str], options: set[tuple[str, str]]) -> list[str]:
+    """`git -c alias.p=push p` runs `git push`: the alias's words in its place (an alias
+    starting with `!` is a shell command, read by the shell scanner)."""
+    if not args:
+        return args
+    for name, value in options:
+        key, _, words = value.partition("=")
+        if name == "^-c" and key.lower() == "alias." + args[0] and not words.startswith("!"):
+            return [*words.split(), *args[1:]]
+    return args
 
 
 def _docker_subcommand(args: list[str]) -> list[str]:
