@@ -33,7 +33,7 @@ import sys
 
 from ctxmode import fastjson, paths, settings
 from ctxmode.errors import CtxmodeError
-from ctxmode.policy.meaning import Meaning, meaning, rule_meaning
+from ctxmode.policy.meaning import Meaning, meaning, program_of, rule_meaning
 from ctxmode.policy.meaning import matches as meaning_matches
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, basename, scan
 from ctxmode.policy.shell import clock as shell_clock
@@ -267,7 +267,8 @@ def evaluate_bash(
     forms = list(found.forms)
     whole = " ".join(command[:WHOLE_CHARS].split())
     checked = [*forms, whole] if whole and whole not in found.forms else forms
-    meanings = _CommandMeanings(found, forms)
+    budget_end = (deadline if deadline is not None else shell_clock()) + TIME_BUDGET
+    meanings = _CommandMeanings(found, forms, budget_end)
     for action in (DENY, ASK):
         for rule in rules.select("Bash", action):
             matched = _first_bash_match(rule, checked, whole)
@@ -276,7 +277,7 @@ def evaluate_bash(
             if matched is not None:
                 return _verdict(rule, matched, subject)
     if rules.select("Bash", DENY) or rules.select("Bash", ASK):
-        unchecked = _unchecked(found, subject)
+        unchecked = _unchecked(found, subject, meanings.incomplete)
         if unchecked is not None:
             return PolicyVerdict(ASK, "", whole[:200], unchecked)
     if found.over_budget or found.computed:
@@ -298,42 +299,54 @@ def evaluate_bash(
 
 
 class _CommandMeanings:
-    """The meaning (`policy.meaning`) of each command found, read once, only when a deny or
-    ask rule names a program whose options are normalised: `rm -fr x` then matches
-    `Bash(rm -rf *)` and `git -C . push` matches `Bash(git push:*)`."""
+    """The meaning (`policy.meaning`) of each command found, read once per program a deny or
+    ask rule names, so `rm -fr x` matches `Bash(rm -rf *)` and `git -C . push` matches
+    `Bash(git push:*)`. Reading stops at `deadline` (`incomplete`: the rules then cannot
+    vouch for what was not read)."""
 
-    __slots__ = ("_forms", "_found", "_meanings")
+    __slots__ = ("_by_program", "_deadline", "_forms", "_found", "_read", "incomplete")
 
-    def __init__(self, found: ShellScan, forms: list[str]) -> None:
+    def __init__(self, found: ShellScan, forms: list[str], deadline: float) -> None:
         self._found = found
         self._forms = forms
-        self._meanings: list[tuple[Meaning, str]] | None = None
+        self._deadline = deadline
+        self._by_program: dict[str, list[tuple[str, ...]]] | None = None
+        self._read: dict[str, list[tuple[Meaning, str]]] = {}
+        self.incomplete = False
 
     def first_match(self, rule: Rule) -> str | None:
-        if rule.pattern is None:
-            return None
-        wanted = _rule_meaning(rule)
+        wanted = _rule_meaning(rule) if rule.pattern is not None else None
         if wanted is None:
             return None
-        for command, form in self._all():
+        for command, form in self._of(wanted.program):
             if meaning_matches(wanted, command, _star_match):
                 return form
         return None
 
-    def _all(self) -> list[tuple[Meaning, str]]:
-        if self._meanings is None:
-            readings: dict[tuple[str, ...], None] = {}
-            for command in self._found.commands:
-                if not command.computed:
-                    readings[command.argv] = None
-            for form in self._forms:  # readings recorded only as forms (`cur${E}l u`)
-                readings.setdefault(tuple(form.split()), None)
-            self._meanings = []
-            for argv in readings:
-                found = meaning(argv)
-                if found is not None:
-                    self._meanings.append((found, " ".join(argv)))
-        return self._meanings
+    def _of(self, program: str) -> list[tuple[Meaning, str]]:
+        if program not in self._read:
+            self._read[program] = found = []
+            for argv in self._readings().get(program, ()):
+                if shell_clock() > self._deadline:
+                    self.incomplete = True
+                    break
+                reading = meaning(argv)
+                if reading is not None:
+                    found.append((reading, " ".join(argv)))
+        return self._read[program]
+
+    def _readings(self) -> dict[str, list[tuple[str, ...]]]:
+        """Every command's words once, by program: the scanned commands and the readings
+        recorded only as forms (`cur${E}l u`)."""
+        if self._by_program is None:
+            words = {c.argv: None for c in self._found.commands if not c.computed}
+            for form in self._forms:
+                words.setdefault(tuple(form.split()), None)
+            self._by_program = {}
+            for argv in words:
+                program = program_of(argv)[0]
+                self._by_program.setdefault(program, []).append(argv)
+        return self._by_program
 
 
 def _rule_meaning(rule: Rule) -> Meaning | None:
@@ -351,9 +364,9 @@ def _over_budget_reason(subject: str) -> str:
     )
 
 
-def _unchecked(found: ShellScan, subject: str) -> str | None:
+def _unchecked(found: ShellScan, subject: str, incomplete: bool = False) -> str | None:
     """Why the rules cannot be checked against a scanned command, or None when they can."""
-    if found.over_budget:
+    if found.over_budget or incomplete:
         return _over_budget_reason(subject)
     computed = next((c for c in found.commands if c.computed), None)
     if computed is None:
