@@ -315,7 +315,12 @@ class _CommandMeanings:
         self.incomplete = False
 
     def first_match(self, rule: Rule) -> str | None:
-        wanted = _rule_meaning(rule) if rule.pattern is not None else None
+        if rule.pattern is None:
+            return None
+        words = rule.pattern.replace(":", " ").split(None, 3)[:3]
+        if program_of(words)[0] not in self._readings():
+            return None  # no command of that program: the rule need not be read
+        wanted = _rule_meaning(rule)
         if wanted is None:
             return None
         for command, form in self._of(wanted.program):
