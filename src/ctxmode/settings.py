@@ -99,6 +99,13 @@ EXEC_TIMEOUT_MS = _declare(
     "Timeout of a sandboxed run when the call names none, in milliseconds.",
     low=1,
 )  # fmt: skip
+CALL_DISK_CAP = _declare(
+    "CTXMODE_CALL_DISK_CAP", "int", 100 * 1024 * 1024,
+    "Most bytes one tool call may add to the data root: its command's output (half of it"
+    " at most) and the index of it together. Past it the command is stopped or the"
+    " indexing ends there, and the reply says so.",
+    low=1,
+)  # fmt: skip
 SEARCH_WINDOW_MS = _declare(
     "CTXMODE_SEARCH_WINDOW_MS", "int", 60_000,
     "Rolling window of the ctx_search throttle, in milliseconds.",

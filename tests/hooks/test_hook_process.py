@@ -221,12 +221,18 @@ SECRET_COMMANDS = [
     "SECRET_KEY_BASE=pw-rails-9 rails s",
     "sqlcmd -Q x 'Server=db;Uid=sa;Pwd=pw-odbc-10;'",
     "curl -H 'Authorization: Bearer pw-bearer-11-0123456789abcdef' https://api.example.com",
+    "curl -H 'Cookie: session=pw-cookie-16; theme=dark' https://api.example.com",
+    "curl -b 'sid=pw-curlcookie-17' https://api.example.com",
+    "PGPASSWORD='ab;pw-semicolon-18' psql -h db",
 ]
 SECRET_OUTPUT = (
     "machine api.example.com login bob password pw-netrc-12\n"
     "db.example.com:5432:prod:app:pw-pgpass-13\n"
     "SENDGRID SG.pw-sendgrid-14-abcdefgh.ABCDEFGHIJKLMNOPQRSTUVWX0123\n"
     "STRIPE whsec_pwwebhook15abcdefghijklmnop\n"
+    "replica.internal:5433:*:app:pw-pgpass-19\n"
+    "DB_PASSWORD=ab;pw-semicolon-20\n"
+    "Set-Cookie: sid=pw-setcookie-21; Path=/; HttpOnly\n"
     "Error: connection refused\n"
 )
 

@@ -72,6 +72,39 @@ def test_unbounded_commands(command):
         ("wget -q https://x/file.tgz", "safe"),
         ("wget -nv -O f https://x", "safe"),
         ("curl -s -o f https://x && curl https://y", "dangerous"),
+        # The response followed wherever it is printed.
+        ("curl -sS -o page.html https://x; cat page.html", "dangerous"),
+        ("curl -sSo /tmp/p.json https://x && jq . /tmp/p.json", "dangerous"),
+        ("curl -sS -o out https://x && head -c 100000 < out", "dangerous"),
+        ("curl -sSO https://x/data.csv && cat data.csv", "dangerous"),
+        ("curl -s https://x > page.html; less page.html", "dangerous"),
+        ("wget -q https://x/notes.txt && cat notes.txt", "dangerous"),
+        ("wget -q https://x/ && cat index.html", "dangerous"),
+        ("curl -s -o /dev/fd/1 https://x", "dangerous"),
+        ("curl -s -o /dev/stdout https://x", "dangerous"),
+        ("curl -s --output /dev/tty https://x", "dangerous"),
+        ("curl -s https://x > /dev/tty", "dangerous"),
+        ("wget -q -O /dev/stdout https://x", "dangerous"),
+        ("echo https://x | xargs curl", "dangerous"),
+        ("cat urls.txt | xargs -n1 wget", "dangerous"),
+        ("http https://x", "dangerous"),
+        ("https GET x/api", "dangerous"),
+        ("xh https://x", "dangerous"),
+        ("aria2c https://x/f.iso", "dangerous"),
+        ("lynx -dump https://x", "dangerous"),
+        ("w3m https://x", "dangerous"),
+        ("printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc example.com 80", "dangerous"),
+        ("openssl s_client -connect x:443", "dangerous"),
+        ("exec 3<>/dev/tcp/x/80; printf 'GET /\\n' >&3; cat <&3", "dangerous"),
+        ("cat < /dev/tcp/x/80", "dangerous"),
+        # A download to a file that is not printed stays allowed.
+        ("curl -sS -o page.html https://x && wc -c page.html", "safe"),
+        ("curl -sS -o page.html https://x; cat other.txt", "safe"),
+        ("curl -sSo p.json https://x && jq .n p.json > n.txt", "safe"),
+        ("http --download -q https://x/f.tgz", "safe"),
+        ("aria2c -q https://x/f.iso", "safe"),
+        ("nc -z host 80", "safe"),
+        ("cat page.html", None),
         ('gh issue edit 1 --body "use curl https://x"', None),
         ("apt-get install -y curl wget", None),
         ("echo curl", None),
@@ -98,6 +131,27 @@ def test_curl_wget_verdict(command, verdict):
 )
 def test_inline_http(command, expected):
     assert shell.has_inline_http(without_heredocs(command, scan(command))) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("python3 -c 'from urllib.request import urlopen as u; print(u(\"https://x\").read())'", True),
+        ("python3 -c 'import http.client as h; c = h.HTTPSConnection(\"x\"); c.request(\"GET\", \"/\")'", True),
+        ("python -c 'import requests as r; print(r.get(u).text)'", True),
+        ("node -e 'fetch(url).then(r => r.text()).then(console.log)'", True),
+        ("node -e 'require(\"https\").get(u, r => r.pipe(process.stdout))'", True),
+        ("perl -MLWP::Simple -e 'getprint \"https://x\"'", True),
+        ("perl -MHTTP::Tiny -e 'print HTTP::Tiny->new->get(shift)->{content}' https://x", True),
+        ("ruby -rnet/http -e 'puts Net::HTTP.get(URI(ARGV[0]))' https://x", True),
+        ("php -r 'echo file_get_contents(\"https://x\");'", True),
+        ("python3 fetch_requests.py", False),
+        ("python3 -c 'print(1)'", False),
+        ("node -e 'console.log(process.version)'", False),
+    ],
+)  # fmt: skip
+def test_inline_http_in_interpreters(command, expected):
+    assert shell.interpreter_http(scan(command)) is expected
 
 
 @pytest.mark.parametrize(

@@ -122,6 +122,14 @@ WEBHOOK = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLSGd"
         ("psql postgres://app:hunter2@db/prod -c 'select 1'", "psql postgres://app:[FILTERED]@db/prod -c 'select 1'"),
         ("--db-pass hunter2 --verbose", "--db-pass [FILTERED] --verbose"),
         ("proxy-authorization: basic dXNlcjpw", "proxy-authorization: basic [FILTERED]"),
+        ("DB_PASSWORD=ab;cd-ef\n", "DB_PASSWORD=[FILTERED]\n"),
+        ("--password=a;b --verbose", "--password=[FILTERED] --verbose"),
+        ("Server=db;Pwd=h;2;Uid=sa", "Server=db;Pwd=[FILTERED];Uid=sa"),
+        ("Cookie: sid=abc123; theme=dark", "Cookie: sid=[FILTERED]; theme=[FILTERED]"),
+        ("Set-Cookie: sid=abc; Path=/; HttpOnly", "Set-Cookie: sid=[FILTERED]; Path=/; HttpOnly"),
+        ("curl -b 'sid=abc; t=1' -b jar.txt u", "curl -b 'sid=[FILTERED]; t=[FILTERED]' -b jar.txt u"),
+        ("curl --cookie sid=abc u", "curl --cookie sid=[FILTERED] u"),
+        ("replica.x:5433:*:app:hunter2", "replica.x:5433:*:app:[FILTERED]"),
     ],
 )  # fmt: skip
 def test_client_flags_env_and_credential_files_are_filtered(text: str, expected: str) -> None:
@@ -203,6 +211,8 @@ def test_public_addresses_and_lookalikes_stay_with_private_networks_on(text: str
         "bypass=true pass: 12 passed: 3",
         "at 12:30:45:00:11 the key=42 was used; monkey: banana",
         "login succeeded, password accepted for bob",
+        "src/main.c:12:5: warning: unused variable; cookie: none set",
+        "curl -b cookies.txt -c jar.txt https://x; a=1;b=2",
         "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
         "see https://example.com/docs/auth#tokens and mailto:bob@example.com",
         "",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxmode.sandbox import process
 from ctxmode.sandbox.batch import run_batch
 
 
@@ -67,7 +66,7 @@ def test_batch_text_keeps_both_ends_of_a_huge_section(project: Path) -> None:
 
 
 def test_the_output_cap_holds_for_the_whole_call(project: Path, monkeypatch) -> None:
-    monkeypatch.setattr(process, "OUTPUT_CAP_BYTES", 1_000_000)
+    monkeypatch.setenv("CTXMODE_CALL_DISK_CAP", "2000000")  # the output gets half
     flood = "head -c 700000 /dev/zero | tr '\\0' x"
     commands = [("a", flood), ("b", flood), ("c", flood)]
     with run_batch(commands, cwd=str(project), timeout_ms=30_000) as batch:

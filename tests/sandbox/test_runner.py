@@ -214,7 +214,7 @@ FAST_WRITERS = {
 def test_output_over_the_cap_kills_the_process_and_keeps_only_the_cap(
     project: Path, monkeypatch: pytest.MonkeyPatch, writer: str
 ) -> None:
-    monkeypatch.setattr(process, "OUTPUT_CAP_BYTES", 2_000_000)
+    monkeypatch.setenv("CTXMODE_CALL_DISK_CAP", "4000000")  # the output gets half
     language, code = FAST_WRITERS[writer]
     with run_code(language, code, cwd=str(project), timeout_ms=60_000) as result:
         assert result.classification == kinds.OUTPUT_CAPPED

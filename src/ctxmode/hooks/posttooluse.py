@@ -80,19 +80,27 @@ def cut_text(text: str, where: str, tool_prefix: str) -> str:
     return text[:HEAD_CHARS] + notice + text[-TAIL_CHARS:]
 
 
-def index_output(event: HookEvent, text: str) -> str:
-    """Index `text` in the project's knowledge base under a new label; return the label."""
+INDEX_PIECE_CHARS = 1 << 20
+
+
+def index_output(event: HookEvent, text: str) -> tuple[str, str]:
+    """Index `text` in the project's knowledge base under a new label, within the call's
+    bound on the data root; return the label and the note when the bound cut it short."""
     import secrets
 
     from ctxmode import project
+    from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
     from ctxmode.store.knowledge import KnowledgeBase
 
     safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in event.tool)[:60]
     label = f"mcp-output:{safe_tool}:{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     root = project.resolve_project_root(event.project_dir or None)
+    step = INDEX_PIECE_CHARS
+    pieces = (text[at : at + step] for at in range(0, len(text), step))
     with KnowledgeBase.open(root) as kb:
-        kb.index_stream(label, [text], "plain", session_id=event.session_id or None)
-    return label
+        guard = IndexGuard(call_cap(), database_path(kb.conn))
+        kb.index_stream(label, guard.pieces(pieces), "plain", session_id=event.session_id or None)
+    return label, guard.note()
 
 
 def save_output(session_id: str, tool: str, text: str) -> str:
@@ -117,9 +125,10 @@ def shape_output(event: HookEvent, tool_prefix: str) -> Decision | None:
     if text is None or len(text) <= output_limit():
         return None
     try:
-        label = index_output(event, text)
+        label, stopped = index_output(event, text)
+        what = f"Its first part ({stopped})" if stopped else "The full output"
         where = (
-            f"The full output is indexed as source '{label}': query it with "
+            f"{what} is indexed as source '{label}': query it with "
             f"{tool_prefix}ctx_search(queries=[...], source='{label}')."
         )
     except Exception as error:  # the store is unusable: keep the text as a file instead

@@ -148,6 +148,9 @@ def _route_bash(route: Route) -> Decision | None:
     summary = command[:SUMMARY_CHARS]
 
     curl = shell.curl_wget_verdict(found)
+    inline_http = shell.interpreter_http(found) or shell.has_inline_http(
+        without_heredocs(command, found)
+    )
     if curl == "dangerous":
         meta = {
             "tool": "Bash",
@@ -156,9 +159,9 @@ def _route_bash(route: Route) -> Decision | None:
             "summary": summary,
         }
         return _redirect(route, guidance.curl_redirect(route.prefix), meta)
-    if curl == "safe":
+    if curl == "safe" and not inline_http:
         return None  # a silent download to a file: nothing to steer
-    if shell.has_inline_http(without_heredocs(command, found)):
+    if inline_http:
         meta = {
             "tool": "Bash",
             "type": "http-redirected",

@@ -9,7 +9,11 @@ from __future__ import annotations
 from ctxmode.policy.shell import ShellScan, scan
 
 BUILD_TOOLS = frozenset(("gradlew", "gradle", "mvnw", "mvn", "sbt"))
-STDOUT_TARGETS = frozenset(("-", "/dev/stdout"))
+# Where an "output file" is really the terminal, so the response is printed.
+STDOUT_TARGETS = frozenset(
+    ("-", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2",
+     "/proc/self/fd/1", "/proc/self/fd/2", "/dev/console")
+)  # fmt: skip
 CURL_ARG_LETTERS = frozenset("oXHdDuAeFTwbcKmrxyYzECPQtU")
 WGET_ARG_LETTERS = frozenset("OoaetTwPUiBlAQRDI")
 CURL_LONG_ARGS = frozenset(("--output", "--dump-header", "--trace", "--trace-ascii"))
@@ -58,6 +62,42 @@ def _flags(
     return flags
 
 
+def _redirect_files(redirects: tuple[str, ...]) -> list[str]:
+    """The files stdout is redirected to (`>out`, `1>>out`, `&>out`); a terminal is none."""
+    files = []
+    for redirect in redirects:
+        if redirect.startswith(STDOUT_REDIRECTS) and not redirect.startswith(">&"):
+            target = redirect.lstrip("1&>|")
+            if target and target not in STDOUT_TARGETS:
+                files.append(target)
+    return files
+
+
+def _url_file(args: list[str], default: str = "") -> list[str]:
+    """The local names of the URLs' last path segments (`curl -O`, `wget` without `-O`)."""
+    names = []
+    for arg in args:
+        if "://" in arg:
+            path = arg.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+            segment = path.rsplit("/", 1)[-1] if "/" in path else ""
+            names.append(segment or default)
+    return [name for name in names if name]
+
+
+def _curl_files(args: list[str], redirects: tuple[str, ...]) -> list[str]:
+    flags = _flags(args, CURL_ARG_LETTERS, CURL_LONG_ARGS)
+    files = [value for name, value in flags if name in ("-o", "--output")]
+    if any(name in ("-O", "--remote-name", "--remote-name-all") for name, _ in flags):
+        files += _url_file(args)
+    return [f for f in files if f not in STDOUT_TARGETS] + _redirect_files(redirects)
+
+
+def _wget_files(args: list[str], redirects: tuple[str, ...]) -> list[str]:
+    flags = _flags([a for a in args if a != "-nv"], WGET_ARG_LETTERS, WGET_LONG_ARGS)
+    files = [value for name, value in flags if name in ("-O", "--output-document")]
+    return (files or _url_file(args, "index.html")) + _redirect_files(redirects)
+
+
 def _curl_dangerous(args: list[str], redirects: tuple[str, ...]) -> bool:
     flags = _flags(args, CURL_ARG_LETTERS, CURL_LONG_ARGS)
     names = {name for name, _ in flags}
@@ -67,7 +107,7 @@ def _curl_dangerous(args: list[str], redirects: tuple[str, ...]) -> bool:
     )
     to_file = (
         bool(outputs)
-        or any(r.startswith(STDOUT_REDIRECTS) for r in redirects)
+        or bool(_redirect_files(redirects))
         or bool(names & {"-O", "--remote-name", "--remote-name-all"})
     )
     to_stdout = any(value in STDOUT_TARGETS for value in outputs)
@@ -89,19 +129,85 @@ def _wget_dangerous(args: list[str]) -> bool:
     return to_stdout or verbose or not silent  # wget writes to a file unless told otherwise
 
 
+# Programs that print a file named in their arguments (or fed on stdin with `<`).
+# (Filters such as grep or a script reading the file print what they select: not these.)
+PRINTERS = frozenset(
+    ("cat", "head", "tail", "less", "more", "bat", "batcat", "jq", "yq", "nl", "tac", "xxd",
+     "od", "hexdump", "strings", "column", "fold", "fmt", "pr", "tee", "iconv", "base64",
+     "zcat", "xmllint", "html2text", "pandoc", "w3m", "lynx", "paste")
+)  # fmt: skip
+# Clients that print what they fetch: httpie and friends, text browsers, raw sockets.
+HTTP_CLIENTS = frozenset(("http", "https", "xh", "xhs", "curlie", "httpie"))
+TEXT_BROWSERS = frozenset(("lynx", "w3m", "links", "elinks", "browsh"))
+SOCKET_CLIENTS = frozenset(("nc", "ncat", "netcat", "telnet", "socat"))
+
+
+def _client_dangerous(name: str, args: list[str]) -> bool | None:
+    """Whether another client prints a response (None: `name` is no such client)."""
+    if name in HTTP_CLIENTS:
+        downloads = bool({"-d", "--download"} & set(args))
+        return not (downloads and bool({"-q", "--quiet", "-qq"} & set(args)))
+    if name in TEXT_BROWSERS:
+        return bool(args)
+    if name == "aria2c":
+        return not any(a in ("-q", "--quiet", "--quiet=true") for a in args)
+    if name in SOCKET_CLIENTS:
+        letters = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        return bool(args) and "z" not in letters and "l" not in letters
+    if name == "openssl":
+        return args[:1] == ["s_client"]
+    return None
+
+
+def _opens_a_socket(found: ShellScan) -> bool:
+    """bash's `/dev/tcp/HOST/PORT` (or udp) in a redirection or a word."""
+    return any(
+        "/dev/tcp/" in text or "/dev/udp/" in text
+        for command in found.commands
+        for text in (*command.redirects, *command.argv)
+    )
+
+
+def _prints_a_file(found: ShellScan, files: set[str]) -> bool:
+    """Whether some command prints one of `files` to the terminal (not to another file)."""
+    names = files | {f.rsplit("/", 1)[-1] for f in files}
+    for command in found.commands:
+        if command_name(command.program) not in PRINTERS or _redirect_files(command.redirects):
+            continue
+        inputs = [r[1:] for r in command.redirects if r.startswith("<") and r[1:2] not in "<&"]
+        if any(arg in names for arg in (*command.argv[1:], *inputs)):
+            return True
+    return False
+
+
 def curl_wget_verdict(found: ShellScan) -> str | None:
-    """None when no curl/wget runs; "dangerous" if any call would print a body; else "safe"."""
+    """None when no HTTP client runs; "dangerous" if a call would print a response (to the
+    terminal, to a file another command of the line prints, through xargs, from httpie,
+    aria2c, a text browser or a raw socket); else "safe" (a quiet download to a file)."""
     judged = False
+    downloaded: set[str] = set()
     for command in found.commands:
         name = command_name(command.program)
-        if name not in ("curl", "wget") or len(command.argv) < 2:
+        args = list(command.argv[1:])
+        if name in ("curl", "wget") and not args and "xargs" in command.words:
+            return "dangerous"  # the URLs come from stdin
+        other = _client_dangerous(name, args)
+        if other:
+            return "dangerous"
+        judged = judged or other is not None
+        if name not in ("curl", "wget") or not args:
             continue
         judged = True
-        args = list(command.argv[1:])
         if name == "curl" and _curl_dangerous(args, command.redirects):
             return "dangerous"
         if name == "wget" and _wget_dangerous(args):
             return "dangerous"
+        files = _curl_files if name == "curl" else _wget_files
+        downloaded.update(files(args, command.redirects))
+    if _opens_a_socket(found):
+        return "dangerous"
+    if downloaded and _prints_a_file(found, downloaded):
+        return "dangerous"
     return "safe" if judged else None
 
 
@@ -163,6 +269,40 @@ def has_inline_http(command_with_quotes: str) -> bool:
     return _has_fetch_url(low) or any(
         _has_method_call(low, prefix, methods) for prefix, methods in HTTP_CALLS
     )
+
+
+# Interpreters, and what in their inline code (or `-M`/`-r` modules) makes an HTTP request.
+INTERPRETER_HTTP = {
+    "python": ("urllib", "urlopen", "requests", "http.client", "httpx", "aiohttp", "pycurl",
+               "httpconnection", "httpsconnection"),
+    "node": ("fetch(", "require('http", 'require("http', "from 'http", 'from "http', "axios",
+             "undici", "http.get", "https.get", "http.request", "https.request"),
+    "perl": ("lwp", "http::tiny", "getprint", "mojo::useragent", "io::socket::inet",
+             "http::request"),
+    "ruby": ("net::http", "net/http", "open-uri", "uri.open", "httparty", "faraday"),
+    "php": ("file_get_contents('http", 'file_get_contents("http', "curl_exec", "fopen('http",
+            'fopen("http'),
+}  # fmt: skip
+INTERPRETERS = {
+    "python": "python", "python3": "python", "python2": "python", "pypy3": "python",
+    "node": "node", "nodejs": "node", "bun": "node", "deno": "node",
+    "perl": "perl", "ruby": "ruby", "php": "php",
+}  # fmt: skip
+
+
+def interpreter_http(found: ShellScan) -> bool:
+    """An interpreter given code on its command line that makes an HTTP request
+    (`python3 -c "import urllib.request..."`, `node -e "fetch(..)"`, `perl -MLWP::Simple`)."""
+    for command in found.commands:
+        name = command_name(command.program)
+        kind = INTERPRETERS.get(name) or INTERPRETERS.get(name.rstrip("0123456789."))
+        args = command.argv[1:]
+        if kind is None or not args or not args[0].startswith("-"):
+            continue  # `python script.py`: a file we do not read
+        code = " ".join(args).lower()
+        if any(marker in code for marker in INTERPRETER_HTTP[kind]):
+            return True
+    return False
 
 
 def runs_build_tool(found: ShellScan) -> bool:

@@ -8,7 +8,10 @@ Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that 
   `Bash(rm -rf *)`: the whole command as a glob (a trailing ` *` also matches nothing).
   Every command hidden in the string is checked (`policy.shell.scan`); a command whose
   program is decided at run time, or a command too big to analyse, gets "ask" when deny or
-  ask rules exist.
+  ask rules exist. Deny and ask rules for rm, chmod, chown, curl, wget, git, docker,
+  kubectl, npm, pip and the package publishers also match every spelling of what they name
+  (`policy.meaning`: `rm -fr x`, `rm --force -R x`, `git -C . push`); allow rules match
+  only what they spell.
 - `Read(.env)`, `Read(./secrets/**)`, `Read(**/*.pem)`, `Read(~/.ssh/**)`, `Read(//etc/**)`:
   path globs (`**/` any directories, `**` anything, `*` within a segment, `?` one
   character); relative globs are anchored at the project, `~` is the home directory, `//x`
@@ -30,6 +33,8 @@ import sys
 
 from ctxmode import fastjson, paths, settings
 from ctxmode.errors import CtxmodeError
+from ctxmode.policy.meaning import Meaning, meaning, program_of, rule_meaning
+from ctxmode.policy.meaning import matches as meaning_matches
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, basename, scan
 from ctxmode.policy.shell import clock as shell_clock
 
@@ -48,7 +53,7 @@ BashPattern = tuple[str, str | None, str]
 class Rule:
     """One permission rule: `action` (deny/ask/allow), `tool`, and `pattern` (None = bare)."""
 
-    __slots__ = ("_bash", "_globs", "action", "pattern", "source", "text", "tool")
+    __slots__ = ("_bash", "_globs", "_meaning", "action", "pattern", "source", "text", "tool")
 
     def __init__(self, action: str, tool: str, pattern: str | None, text: str, source: str = ""):
         self.action = action
@@ -60,6 +65,8 @@ class Rule:
         # rule's (roots, loose, anchored) globs for the roots they were compiled against.
         self._bash: BashPattern | None = None
         self._globs: tuple[tuple[str, ...], list[list[str]], list[list[str]]] | None = None
+        # The pattern's `policy.meaning`, read on first use (False: it has none).
+        self._meaning: Meaning | bool | None = None
 
     def __repr__(self) -> str:
         return f"Rule({self.action!r}, {self.text!r})"
@@ -268,13 +275,17 @@ def evaluate_bash(
     forms = list(found.forms)
     whole = " ".join(command[:WHOLE_CHARS].split())
     checked = [*forms, whole] if whole and whole not in found.forms else forms
+    budget_end = (deadline if deadline is not None else shell_clock()) + TIME_BUDGET
+    meanings = _CommandMeanings(found, forms, budget_end)
     for action in (DENY, ASK):
         for rule in rules.select("Bash", action):
             matched = _first_bash_match(rule, checked, whole)
+            if matched is None:
+                matched = meanings.first_match(rule)
             if matched is not None:
                 return _verdict(rule, matched, subject)
     if rules.select("Bash", DENY) or rules.select("Bash", ASK):
-        unchecked = _unchecked(found, subject)
+        unchecked = _unchecked(found, subject, meanings.incomplete)
         if unchecked is not None:
             return PolicyVerdict(ASK, "", whole[:200], unchecked)
     if found.over_budget or found.computed:
@@ -295,6 +306,70 @@ def evaluate_bash(
     return NO_OPINION
 
 
+class _CommandMeanings:
+    """The meaning (`policy.meaning`) of each command found, read once per program a deny or
+    ask rule names, so `rm -fr x` matches `Bash(rm -rf *)` and `git -C . push` matches
+    `Bash(git push:*)`. Reading stops at `deadline` (`incomplete`: the rules then cannot
+    vouch for what was not read)."""
+
+    __slots__ = ("_by_program", "_deadline", "_forms", "_found", "_read", "incomplete")
+
+    def __init__(self, found: ShellScan, forms: list[str], deadline: float) -> None:
+        self._found = found
+        self._forms = forms
+        self._deadline = deadline
+        self._by_program: dict[str, list[tuple[str, ...]]] | None = None
+        self._read: dict[str, list[tuple[Meaning, str]]] = {}
+        self.incomplete = False
+
+    def first_match(self, rule: Rule) -> str | None:
+        if rule.pattern is None:
+            return None
+        words = rule.pattern.replace(":", " ").split(None, 3)[:3]
+        if program_of(words)[0] not in self._readings():
+            return None  # no command of that program: the rule need not be read
+        wanted = _rule_meaning(rule)
+        if wanted is None:
+            return None
+        for command, form in self._of(wanted.program):
+            if meaning_matches(wanted, command, _star_match):
+                return form
+        return None
+
+    def _of(self, program: str) -> list[tuple[Meaning, str]]:
+        if program not in self._read:
+            self._read[program] = found = []
+            for argv in self._readings().get(program, ()):
+                if shell_clock() > self._deadline:
+                    self.incomplete = True
+                    break
+                reading = meaning(argv)
+                if reading is not None:
+                    found.append((reading, " ".join(argv)))
+        return self._read[program]
+
+    def _readings(self) -> dict[str, list[tuple[str, ...]]]:
+        """Every command's words once, by program: the scanned commands and the readings
+        recorded only as forms (`cur${E}l u`)."""
+        if self._by_program is None:
+            words = {c.argv: None for c in self._found.commands if not c.computed}
+            for form in self._forms:
+                words.setdefault(tuple(form.split()), None)
+            self._by_program = {}
+            for argv in words:
+                program = program_of(argv)[0]
+                self._by_program.setdefault(program, []).append(argv)
+        return self._by_program
+
+
+def _rule_meaning(rule: Rule) -> Meaning | None:
+    """The rule's `policy.meaning`, or None when its program has no option grammar there."""
+    if rule._meaning is None:
+        found = rule_meaning(_normalize_pattern(rule.pattern or ""))
+        rule._meaning = found if found is not None else False
+    return rule._meaning if isinstance(rule._meaning, Meaning) else None
+
+
 def _over_budget_reason(subject: str) -> str:
     return (
         f"Security policy asks for confirmation: the {subject} is too large or too deeply"
@@ -302,9 +377,9 @@ def _over_budget_reason(subject: str) -> str:
     )
 
 
-def _unchecked(found: ShellScan, subject: str) -> str | None:
+def _unchecked(found: ShellScan, subject: str, incomplete: bool = False) -> str | None:
     """Why the rules cannot be checked against a scanned command, or None when they can."""
-    if found.over_budget:
+    if found.over_budget or incomplete:
         return _over_budget_reason(subject)
     computed = next((c for c in found.commands if c.computed), None)
     if computed is None:
@@ -676,7 +751,9 @@ def evaluate_with_rules(
 
 def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     """Shell code: every command in it. Other languages: the shell strings they visibly run
-    (`extract_shell_strings`, a best-effort scan). Only deny and ask are reported."""
+    (`extract_shell_strings`, a best-effort scan), and "ask" when they build the program or
+    shell string they run at run time (`runtime_built`) while deny or ask rules exist.
+    Only deny and ask are reported."""
     if not code or not rules.has_tool("Bash"):
         return NO_OPINION
     if language.lower() in SHELL_LANGUAGES:
@@ -685,14 +762,25 @@ def evaluate_code(language: str, code: str, rules: RuleSet) -> PolicyVerdict:
     subject = f"{language or 'the'} code running a command"
     if len(code) > INLINE_CODE_CHARS:
         return _too_big(rules, subject)
-    from ctxmode.policy.inline_code import extract_shell_strings  # imports `re`
+    from ctxmode.policy.inline_code import extract_shell_strings, runtime_built  # use `re`
 
     deadline = shell_clock() + TIME_BUDGET
     for script in extract_shell_strings(language.lower(), code):
         verdict = evaluate_bash(script, rules, subject, deadline)
         if verdict.action in (DENY, ASK):
             return verdict
+    built = runtime_built(language.lower(), code)
+    if built is not None and (rules.select("Bash", DENY) or rules.select("Bash", ASK)):
+        return PolicyVerdict(ASK, "", built, _built_reason(language, built))
     return NO_OPINION
+
+
+def _built_reason(language: str, built: str) -> str:
+    return (
+        f"Security policy asks for confirmation: the {language or 'submitted'} code names the"
+        f" program or shell command it runs only at run time ({built!r}); your permission"
+        " rules can't be checked against it."
+    )
 
 
 def _too_big(rules: RuleSet, subject: str) -> PolicyVerdict:

@@ -100,10 +100,18 @@ _SECRET_WORD = (
     + r")key)"
 )
 _SECRET_ANCHORS = ("pass", "pwd", "secret", "token", "key")
+# A `;` inside a bare value (`DB_PASSWORD=ab;cd` in a .env file) belongs to it, unless it
+# ends the value: before a blank, a quote, another `;`, the end, or the next `Key=` of a
+# connection string (`Pwd=x;Server=db`).
+_INNER_SEMICOLON = r";(?![\s;\"']|$|[A-Za-z][A-Za-z0-9 _.\-]{0,40}=)"
 _VALUE = (
     r"(?:\"" + _NOT_FILTERED + r"(?P<dq>[^\"\n]+)\""
     r"|'" + _NOT_FILTERED + r"(?P<sq>[^'\n]+)'"
-    r"|[\"']?" + _NOT_FILTERED + r"(?P<bare>[^\s\"',;&}\]\)=:][^\s\"',;&}\]\)]*))"
+    r"|[\"']?"
+    + _NOT_FILTERED
+    + r"(?P<bare>[^\s\"',;&}\]\)=:](?:[^\s\"',;&}\]\)]|"
+    + _INNER_SEMICOLON
+    + r")*))"
 )
 # Bare values that are code or references, not secrets: `token: str`, `password=None`,
 # `password=$DB_PASSWORD`, `token=os.environ[`, `password=args.password`.
@@ -157,6 +165,20 @@ _CURL_USER = _Lazy(
     + r"(?P<user>[\"']?[^\s:\"']{0,128}:)" + _NOT_FILTERED + r"(?P<secret>[^\s\"']+)"
 )  # fmt: skip
 
+# --- cookies: `Cookie:` / `Set-Cookie:` headers, `curl -b` / `--cookie` --------------------
+# The header's value runs to the end of its line or quote; each `name=value` in it loses
+# its value (a cookie is a session credential), the names and attributes stay.
+_COOKIE_HEADER = _Lazy(
+    r"(?i)(?<![A-Za-z0-9_])(cookie[\"']?[ \t]{0,8}:[ \t]{0,8})([^\r\n\"']{1,8192})"
+)
+_CURL_COOKIE = _Lazy(
+    _PROGRAM_START + r"curl" + _SAME_COMMAND
+    + r"(-[A-Za-z]{0,8}b|--cookie)([ \t]{1,8}|=|)([\"']?)((?<=[\"'])[^\r\n\"']*=[^\r\n\"']*|[^\s\"']*=[^\s\"']*)"
+)  # fmt: skip
+_COOKIE_PAIR = _Lazy(r"([^\s=;,]{1,256}=)(?!\[FILTERED\])([^;,\s][^;\r\n]*)")
+# Set-Cookie attributes: not secrets.
+_COOKIE_ATTRIBUTES = ("path=", "domain=", "expires=", "max-age=", "samesite=", "priority=")
+
 # --- credential files: .netrc and .pgpass lines ---------------------------------------------
 # `machine h login u password secret` on one line, or `password secret` alone on its line
 # (netrc's other layout), never `login ok, password accepted`.
@@ -166,12 +188,11 @@ _NETRC_INLINE = _Lazy(
     + _NOT_FILTERED + r"([^\s]+)"
 )  # fmt: skip
 _NETRC_LINE = _Lazy(r"(?m)([ \t]{0,16}password[ \t]{1,8})" + _NOT_FILTERED + r"([^\s]+)(?=[ \t]*$)")
-# `host:port:database:user:password`, a whole line. Anchored on the usual ports.
+# `host:port:database:user:password`, a whole line (tried once per line holding a colon).
 _PGPASS = _Lazy(
     r"(?m)((?![0-9]{1,255}:)[^:\s]{1,255}:(?:[0-9]{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:)"
     + _NOT_FILTERED + r"(\S+)(?=[ \t]*$)"
 )  # fmt: skip
-_PGPASS_PORTS = (":*:", ":5432:", ":6432:")
 
 # --- connection strings: keep scheme, user and host, drop the password --------------------
 # Starts at the literal `://`, after a scheme character.
@@ -249,6 +270,24 @@ def _curl_user(match: re.Match[str]) -> str:
     if _NOT_A_SECRET.compiled.fullmatch(secret):  # `-u user:$TOKEN`
         return match.group(0)
     return match.group(0)[: match.start("secret") - match.start()] + FILTERED
+
+
+def _cookie_values(pairs: str) -> str:
+    def value(match: re.Match[str]) -> str:
+        if match.group(1).lower().lstrip().endswith(_COOKIE_ATTRIBUTES):
+            return match.group(0)
+        return match.group(1) + FILTERED
+
+    return _COOKIE_PAIR.compiled.sub(value, pairs)
+
+
+def _cookie_header(match: re.Match[str]) -> str:
+    return match.group(1) + _cookie_values(match.group(2))
+
+
+def _curl_cookie(match: re.Match[str]) -> str:
+    start = match.start(4) - match.start()
+    return match.group(0)[:start] + _cookie_values(match.group(4))
 
 
 def _url_password(match: re.Match[str]) -> str:
@@ -378,8 +417,10 @@ _RULES = (
     _Rule(_CURL_USER, _curl_user, ("curl",)),
     _Rule(_NETRC_INLINE, _keep_prefix, ("machine", "default")),
     _Rule(_NETRC_LINE, _keep_prefix, ("password",), line_start=True),
-    _Rule(_PGPASS, _keep_prefix, _PGPASS_PORTS, line_start=True),
+    _Rule(_PGPASS, _keep_prefix, (":",), line_start=True),
     _Rule(_AUTH_HEADER, _keep_prefix, ("authorization",)),
+    _Rule(_COOKIE_HEADER, _cookie_header, ("cookie",)),
+    _Rule(_CURL_COOKIE, _curl_cookie, ("curl",)),
     _Rule(_BEARER, _bearer, ("bearer",)),
     _Rule(_PREFIXED_TOKENS, _token, _TOKEN_PREFIXES),
     _Rule(_ASSIGNMENT, _assignment, _SECRET_ANCHORS),
@@ -449,7 +490,12 @@ def _match_starts(lowered: str, rule: _Rule) -> list[int]:
     for anchor in rule.anchors:
         at = lowered.find(anchor)
         while at >= 0:
-            starts.add(lowered.rfind("\n", 0, at) + 1 if rule.line_start else at)
+            if rule.line_start:  # one start per line: go on from the next line
+                starts.add(lowered.rfind("\n", 0, at) + 1)
+                end = lowered.find("\n", at)
+                at = -1 if end < 0 else lowered.find(anchor, end)
+                continue
+            starts.add(at)
             at = lowered.find(anchor, at + 1)
     return sorted(starts)
 

@@ -20,7 +20,8 @@ script (depth 1). The text is read like a POSIX shell reads it (quotes, escapes,
   nothing (`cur${E}l` is also read as `curl`).
 
 A command whose name is only decided at run time (`$X$Y`, `$(..)` as the name, `"$@"`,
-a variable set by `read`, `.. | base64 -d | bash`, `source <(..)`) is `computed`: its
+a variable set by `read`, `.. | base64 -d | bash`, `source <(..)`, interpreter code that
+builds the program's name) is `computed`: its
 `program` is "". Analysis stops at a size and time budget (`over_budget`), so a caller
 answers quickly on any input. Standard library only, no `re`; it never raises.
 """
@@ -974,11 +975,12 @@ def _learn(base: str, args: list[str], found: ShellScan) -> None:
 
 def _runs_unknown_script(base: str, args: list[str], simple: _Simple) -> bool:
     """A shell or `source` whose script comes from somewhere we cannot read before it runs:
-    a pipe from a program, a process substitution, a computed file name."""
+    a pipe from a program, a process substitution, a computed file name; or interpreter
+    code that builds the name of what it runs (`python -c "getattr(os, 'sys'+'tem')(..)"`)."""
     if base in _SOURCES:
         return bool(args) and _OPEN in args[0]
     if base not in SHELLS:
-        return False
+        return _builds_its_command(base, [_plain(arg) for arg in args], simple)
     mode, operands = _shell_operands([_plain(arg) for arg in args])
     if mode == "c":
         return False
@@ -1090,14 +1092,30 @@ def _scripts(base: str, args: list[str], simple: _Simple) -> list[str]:
         return [" ".join(_skip_options(args, {"-n", "--interval", "-d", "--differences"}))]
     if base in _AWKS:
         return _awk_scripts(args)
+    language, codes = _inline_code(base, args, simple)
+    return _shell_strings(language, codes)
+
+
+def _inline_code(base: str, args: list[str], simple: _Simple) -> tuple[str, list[str]]:
+    """(language, code given inline) of an interpreter (`python -c`, `node -e`, ...)."""
     inline = _INLINE_CODE.get(base) or _INLINE_CODE.get(base.rstrip("0123456789."))
-    if inline:
-        flag, language = inline
-        codes = _option_values(args, (flag, "--eval", "--command"))
-        if not codes and args[:1] in ([], ["-"]):  # `python - <<EOF`: code on stdin
-            codes = simple.stdin
-        return _shell_strings(language, codes)
-    return []
+    if not inline:
+        return "", []
+    flag, language = inline
+    codes = _option_values(args, (flag, "--eval", "--command"))
+    if not codes and args[:1] in ([], ["-"]):  # `python - <<EOF`: code on stdin
+        codes = simple.stdin
+    return language, codes
+
+
+def _builds_its_command(base: str, args: list[str], simple: _Simple) -> bool:
+    """Inline interpreter code that names the program it runs only at run time."""
+    language, codes = _inline_code(base, args, simple)
+    if not codes:
+        return False
+    from ctxmode.policy.inline_code import runtime_built  # uses `re`: only when needed
+
+    return any(runtime_built(language, code) is not None for code in codes)
 
 
 def _shell_strings(language: str, codes: list[str]) -> list[str]:

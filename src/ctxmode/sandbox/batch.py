@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ctxmode.sandbox import process
+from ctxmode.sandbox import budget
 from ctxmode.sandbox.runner import ExecResult, effective_timeout_ms, run_code
 
 MAX_CONCURRENCY = 8
@@ -119,7 +119,7 @@ def run_batch(
     gave_up = False  # sequential mode: a timeout ends the batch
     # One output cap for the whole call: in order, each command gets what the earlier
     # ones left; side by side, each gets an equal share.
-    cap = process.OUTPUT_CAP_BYTES
+    cap = budget.output_cap()
     share = cap // workers
 
     def run_one(section: BatchSection) -> None:

@@ -28,14 +28,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ctxmode import paths
-from ctxmode.sandbox import reaper
+from ctxmode.sandbox import budget, reaper
 from ctxmode.sandbox.output import Spool
 
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
 REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")
 USE_REAPER = sys.platform.startswith("linux")  # child subreapers are a Linux feature
-OUTPUT_CAP_BYTES = 100 * 1024 * 1024  # stdout + stderr kept per call; past it the group is killed
 POLL_S = 0.05  # how often a running child's output size is checked
+FAST_POLL_S = 0.005  # ... while it writes fast (`yes`): the cap is overshot by less
+FAST_WRITER_BYTES = 1024 * 1024  # written between two checks that make the next one sooner
 
 
 # ---------------------------------------------------------------- work dirs
@@ -137,8 +138,8 @@ def run_process(
     output_cap: int | None = None,
 ) -> ProcessEnd:
     """Run `argv` until it exits, `deadline` passes, `detach_at` comes, or it has written
-    more than `output_cap` bytes (default `OUTPUT_CAP_BYTES`); then its group is killed."""
-    cap = OUTPUT_CAP_BYTES if output_cap is None else output_cap
+    more than `output_cap` bytes (default `budget.output_cap()`); then its group is killed."""
+    cap = budget.output_cap() if output_cap is None else output_cap
     if USE_REAPER:
         _check_program(argv[0], env)
         argv = (sys.executable, "-I", "-S", REAPER, *argv)
@@ -152,10 +153,12 @@ def run_process(
         start_new_session=True,  # own process group: a timeout kills grandchildren too
     )
     with _ExitWatch(process) as watch:
+        written = 0
+        poll = FAST_POLL_S  # a writer from the start (`yes`) is caught within milliseconds
         while True:
             now = time.monotonic()
             limits = [t for t in (deadline, detach_at) if t is not None]
-            exit_code = watch.wait(min([POLL_S, *(t - now for t in limits)]))
+            exit_code = watch.wait(min([poll, *(t - now for t in limits)]))
             if exit_code is not None:
                 return ProcessEnd(exit_code)
             now = time.monotonic()
@@ -164,7 +167,8 @@ def run_process(
             if deadline is not None and now >= deadline:
                 kill_group(process)
                 return ProcessEnd(process.returncode, timed_out=True)
-            written = stdout.size() + (stderr.size() if stderr else 0)
+            before, written = written, stdout.size() + (stderr.size() if stderr else 0)
+            poll = FAST_POLL_S if written - before > FAST_WRITER_BYTES else POLL_S
             if written > cap:
                 kill_group(process, grace_s=0)  # no grace: each moment adds hundreds of MB
                 return ProcessEnd(process.returncode, output_capped=True)

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ctxmode import settings
+from ctxmode.sandbox import budget
 from ctxmode.sandbox import classify as kinds
-from ctxmode.sandbox import process
 from ctxmode.sandbox.diagnostics import DiagnosticCollector, Diagnostics
 from ctxmode.sandbox.environment import build_env
 from ctxmode.sandbox.files import resolve_file_in_project
@@ -145,8 +145,9 @@ def run_code(
     given (else 3 s) and then left running; its output keeps going to files in
     `result.log_dir`. `file_path` (used by `run_file`) defines FILE_CONTENT and
     friends in the code. `merge_stderr` writes both streams into stdout, in order.
-    At most `output_cap_bytes` (default `process.OUTPUT_CAP_BYTES`, 100 MB) of output is
-    kept, whatever the writer: past it the group is killed and the rest dropped (noted).
+    At most `output_cap_bytes` (default `budget.output_cap()`, half of what one call may add
+    to the data root) of output is kept, whatever the writer: past it the group is killed
+    and the rest dropped (noted).
     Raises ValueError for an unsupported language; a missing runtime or an unusable
     `cwd` comes back as a `runtime_error` result.
     """
@@ -164,7 +165,7 @@ def run_code(
     stdout = Spool(spool_dir, "stdout.log" if background else None)
     stderr = None if merge_stderr else Spool(spool_dir, "stderr.log" if background else None)
     end = ProcessEnd(None)
-    cap = process.OUTPUT_CAP_BYTES if output_cap_bytes is None else output_cap_bytes
+    cap = budget.output_cap() if output_cap_bytes is None else output_cap_bytes
     try:
         program = write_program(runtime, code, work_dir, cwd=cwd, file_path=file_path)
         env = _child_env(work_dir, program.env_prepend, extra_env)
@@ -272,21 +273,21 @@ def _finish(
     )
 
 
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
-
-
 def _notes(
     end: ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str, capped: tuple[int, int]
 ) -> list[str]:
     cap, dropped = capped
-    kept = f"output capped at {_mb(cap)}: {_mb(dropped)} past the cap dropped" if dropped else ""
+    kept = (
+        f"output capped at {budget.mb(cap)}: {budget.mb(dropped)} past the cap dropped"
+        if dropped
+        else ""
+    )
     if end.timed_out:
         killed = f"timed out after {timeout_ms} ms — process group killed, partial output kept"
         return [killed, kept] if kept else [killed]
     if end.output_capped or dropped:
         killed = " — process group killed" if end.output_capped else ""
-        return [(kept or f"output capped at {_mb(cap)}") + killed]
+        return [(kept or f"output capped at {budget.mb(cap)}") + killed]
     if end.backgrounded and end.process is not None:
         return [
             f"process backgrounded after {elapsed_ms} ms — still running (pid {end.process.pid});"

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ctxmode.sandbox import classify as kinds
+from ctxmode.sandbox.budget import IndexGuard, call_cap
 from ctxmode.sandbox.diagnostics import Diagnostics, clip_line
 from ctxmode.sandbox.output import StreamOutput
 
@@ -196,9 +197,11 @@ def shape_output(
         return ShapedReply(_inline(run), is_error=is_error)
     label = label or unique_label(f"exec:{run.language}")
     chunks, problem = 0, ""
+    # The spools count against the call's bound on the data root too.
+    guard = IndexGuard(call_cap() - run.stdout.byte_count - run.stderr.byte_count)
     if knowledge is not None:
         try:
-            chunks = knowledge.index(label, indexable_pieces(run))
+            chunks = knowledge.index(label, guard.pieces(indexable_pieces(run)))
         except Exception as exc:  # a store failure must not cost the model the output
             knowledge, problem = None, f"full output could not be indexed: {exc}"
     hint = search_hint.format(label=label) if knowledge is not None else problem
@@ -206,8 +209,16 @@ def shape_output(
         text = _intent_reply(run, intent.strip(), label, chunks, knowledge, hint)
     else:
         text = _cut_reply(run, label if knowledge is not None else None, chunks, hint, budget)
+    if guard.stopped and knowledge is not None:
+        text = _above_last_line(text, f"_({guard.note()})_")
     return ShapedReply(text, is_error=is_error, label=label if knowledge else None,
                        indexed_chunks=chunks, cut=True)  # fmt: skip
+
+
+def _above_last_line(text: str, line: str) -> str:
+    """`line` inserted before the last line of `text` (the search call stays last)."""
+    body, newline, last = text.rstrip("\n").rpartition("\n")
+    return f"{body}{newline}{line}\n{last}" if newline else f"{line}\n{last}"
 
 
 def fit_notice(text: str, note: str = "") -> str:

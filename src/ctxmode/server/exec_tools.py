@@ -170,6 +170,7 @@ def handle_execute_file(state: ServerState, args: dict) -> Reply:
 
 def handle_batch(state: ServerState, args: dict) -> Reply:
     from ctxmode.sandbox import run_batch, unique_label
+    from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
 
     commands = a.as_commands(args)
     queries = a.as_str_list(args, "queries", None) or []
@@ -192,12 +193,15 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
     ):
         sections = batch.sections
         label = unique_label("batch:" + ",".join(section.label for section in sections)[:60])
+        guard = IndexGuard(call_cap() - batch.total_bytes, database_path(kb.conn))
         output = ByteCounter(batch.iter_text())
         try:
-            indexed_bytes = kb.index_stream(label, output, "markdown").byte_count
+            indexed_bytes = kb.index_stream(label, guard.pieces(output), "markdown").byte_count
             where = f"Indexed as '{label}'."
         except StoreInputError as exc:  # e.g. every command was silent
             indexed_bytes, where = 0, f"Nothing indexed ({exc})."
+        if guard.stopped:
+            where += f" ({guard.note()}.)"
         lines = [
             f"Executed {len(sections)} commands ({output.line_count:,} lines, "
             f"{output.byte_count / 1024:.1f} KB) in {batch.duration_ms} ms. {where}"

@@ -203,3 +203,27 @@ def test_nudges_and_the_subagent_block_reach_the_model(world: HostWorld) -> None
     (subagent,) = [r for r in model.main_requests if task in r.last_message_text()]
     block = routing_block_once(subagent)  # ours, added to its prompt; not the session's
     assert named_tools_exist(block, ANY_OUR_TOOL, subagent)
+
+
+def test_rules_on_meaning_and_printed_downloads_hold_in_the_real_host(world: HostWorld) -> None:
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    setup(world)
+    victim = world.work / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("still here\n")
+    settings = world.work / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(rm -rf *)"]}}))
+    turns = [
+        call("Bash", command="rm -fr victim", description="clean up"),
+        call("Bash", command="curl -sS -o page.html http://example.com; cat page.html"),
+        reply("done"),
+    ]
+    with world.fake_model(turns) as model:
+        claude(world, model, "Clean up, then read example.com")
+    _, after_rm, after_curl = model.main_requests
+    assert "Blocked by security policy" in after_rm.tool_results()[-1]
+    assert "Bash(rm -rf *)" in after_rm.tool_results()[-1]
+    assert "was not run" in after_curl.tool_results()[-1]
+    assert (victim / "keep.txt").read_text() == "still here\n"
