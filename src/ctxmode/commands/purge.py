@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="purge")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 def command(yes: bool, project_dir: str | None) -> None:
     """Remove every indexed source of this project (sessions and stats are kept)."""
     from ctxmode import project, schema

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="stats")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 def command(project_dir: str | None) -> None:
     """Show per-tool calls, bytes returned, indexed and kept out of context."""
     from ctxmode import project, schema, session, stats

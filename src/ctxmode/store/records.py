@@ -17,6 +17,7 @@ class IndexResult:
     chunk_count: int
     code_chunk_count: int
     byte_count: int
+    unchanged: bool = False  # a file indexed before, unchanged since: nothing was redone
 
 
 @dataclass(frozen=True)
