@@ -99,9 +99,7 @@ def test_symlinks_are_not_followed_by_default(kb, tree, tmp_path):
     assert secret in (["t:linked/secret.md"], ["t:secret-link.md"])
 
 
-def test_without_a_prefix_files_are_labelled_by_their_path_and_missing_dirs_are_refused(
-    kb, tree
-):
+def test_without_a_prefix_files_are_labelled_by_their_path_and_missing_dirs_are_refused(kb, tree):
     result = kb.index_directory(str(tree / "src"), max_depth=0)
     app = os.path.realpath(tree / "src" / "app.py")  # outside the project: the absolute path
     assert labels(kb) == [app]
