@@ -62,9 +62,9 @@ class DirectoryIndexResult:
     @property
     def labels_text(self) -> str:
         """How the sources are named, for a reply: `docs/<file>` or `api:<file>`."""
-        return (
-            f"{self.label_prefix}:<file>" if self.explicit_prefix else f"{self.source_filter}<file>"
-        )
+        if self.explicit_prefix:
+            return f"{self.label_prefix}:<file>"
+        return f"{self.source_filter}<file>" if self.source_filter else "<path in the project>"
 
     @property
     def skipped_binary(self) -> int:
