@@ -6,23 +6,23 @@ import json
 from pathlib import Path
 
 from ctxmode.hooks.server_name import registered_server
-from ctxmode.platforms import _claude_plugin, claude_code, load
+from ctxmode.platforms import _plugin_files, claude_code, load
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def test_the_repository_plugin_files_are_the_rendered_ones() -> None:
-    # Regenerate with `python -m ctxmode.platforms._claude_plugin` after changing the hooks.
-    assert _claude_plugin.stale_files(str(REPOSITORY)) == []
+    # Regenerate with `python -m ctxmode.platforms._plugin_files` after changing the hooks.
+    assert _plugin_files.stale_files(str(REPOSITORY)) == []
 
 
 def test_the_plugin_registers_the_same_hooks_as_setup() -> None:
-    hooks = json.loads(_claude_plugin.plugin_files()["plugins/claude-code/hooks/hooks.json"])
+    hooks = json.loads(_plugin_files.plugin_files()["plugins/claude-code/hooks/hooks.json"])
     assert set(hooks["hooks"]) == set(claude_code.hook_commands("ctxmode hook"))
 
 
 def test_a_hook_started_by_the_plugin_names_the_plugins_tools(tmp_path, monkeypatch) -> None:
-    for relpath, text in _claude_plugin.plugin_files().items():
+    for relpath, text in _plugin_files.plugin_files().items():
         target = tmp_path / relpath
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)

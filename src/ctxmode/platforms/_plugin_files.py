@@ -1,14 +1,17 @@
-"""The Claude Code plugin and marketplace files in the repository, rendered from the host module.
+"""The host plugin files in the repository (Claude Code, Gemini CLI), rendered from the host modules.
 
 `claude plugin marketplace add <this repository>` reads `.claude-plugin/marketplace.json`,
 which lists one plugin, `plugins/claude-code/`: its manifest, its hooks (the events and
-matchers `ctxmode setup claude-code` registers) and its MCP server, each started as
-`ctxmode ...` from PATH, so ctxmode must be installed as a user tool (`pipx install`,
-`uv tool install`). Claude Code names the plugin's tools
-`mcp__plugin_ctxmode_context-mode__<tool>`; the hooks and the server learn that from the
-environment Claude Code starts them in (see `claude_code.plugin_mcp_config`).
+matchers `ctxmode setup claude-code` registers) and its MCP server. Claude Code names the
+plugin's tools `mcp__plugin_ctxmode_context-mode__<tool>`; the hooks and the server learn
+that from the environment Claude Code starts them in (see
+`claude_code.plugin_mcp_config`). `gemini extensions install plugins/gemini-cli` takes
+the Gemini CLI extension: a manifest with the server and the hooks `ctxmode setup
+gemini-cli` registers (Gemini CLI names an extension's tools as a configured server's).
+Both start `ctxmode ...` from PATH, so ctxmode must be installed as a user tool (`pipx
+install`, `uv tool install`).
 
-`python -m ctxmode.platforms._claude_plugin [--check] [DIR]` writes the files under DIR
+`python -m ctxmode.platforms._plugin_files [--check] [DIR]` writes the files under DIR
 (default: the current directory) or, with `--check`, exits 1 naming the ones that differ.
 """
 
@@ -20,11 +23,12 @@ import sys
 
 from ctxmode import __version__
 from ctxmode.platforms import _install as inst
-from ctxmode.platforms import claude_code
+from ctxmode.platforms import claude_code, gemini_cli
 from ctxmode.vocab.toolnames import SERVER_NAME
 
 PLUGIN_NAME = "ctxmode"
 PLUGIN_DIR = "plugins/claude-code"
+GEMINI_DIR = "plugins/gemini-cli"
 DESCRIPTION = (
     "Keeps the context window for thinking: routing hooks, session continuity and the "
     "ctx_* MCP tools of ctxmode (install ctxmode first: pipx install / uv tool install)."
@@ -59,6 +63,26 @@ def plugin_files() -> dict[str, str]:
         f"{PLUGIN_DIR}/.mcp.json": _json(
             {"mcpServers": {SERVER_NAME: {"command": "ctxmode", "args": ["serve"]}}}
         ),
+        **gemini_extension_files(),
+    }
+
+
+def gemini_extension_files() -> dict[str, str]:
+    """Gemini CLI's extension: a manifest with our server, and the hooks setup registers."""
+    commands = gemini_cli.hook_commands("ctxmode hook")
+    hooks = {
+        host_event: [inst.nested(line, gemini_cli.MATCHERS[host_event])]
+        for host_event, line in commands.items()
+    }
+    manifest = {
+        "name": PLUGIN_NAME,
+        "version": __version__,
+        "description": DESCRIPTION,
+        "mcpServers": {SERVER_NAME: {"command": "ctxmode", "args": ["serve"]}},
+    }
+    return {
+        f"{GEMINI_DIR}/gemini-extension.json": _json(manifest),
+        f"{GEMINI_DIR}/hooks/hooks.json": _json({"hooks": hooks}),
     }
 
 
