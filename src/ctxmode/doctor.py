@@ -123,6 +123,26 @@ def _host_install(platform: Platform, root: str) -> Check | None:
     return Check(OK, f"{platform.id}{where}: hooks and MCP server set up for this installation")
 
 
+def _plugin_install(platform: Platform) -> Check | None:
+    """The host has ctxmode as its plugin or extension, which starts `ctxmode` from PATH."""
+    import shutil
+
+    try:
+        where = platform.installer.plugin_installed()
+    except Exception as error:  # a host file we cannot read: say so, check the rest
+        return Check(WARN, f"{platform.id}: cannot tell whether our plugin is installed ({error})")
+    if not where:
+        return None
+    command = shutil.which("ctxmode")
+    if command is None:
+        return Check(
+            WARN,
+            f"{platform.id}: {where} starts `ctxmode`, which is not on PATH: install ctxmode "
+            "as a user tool (pipx install / uv tool install) or put its bin directory on PATH",
+        )
+    return Check(OK, f"{platform.id}: {where}, starting {command}")
+
+
 def _scopes(platform: Platform, project_root: str) -> list[str]:
     """The config roots doctor checks for a host: the user's ("") and this project's."""
     scopes = platform.installer.scopes
@@ -139,6 +159,7 @@ def host_checks(project_root: str) -> list[Check]:
         for root in _scopes(host, project_root)
         if (found := _host_install(host, root))
     ]
+    checks += [found for host in hosts if (found := _plugin_install(host))]
     if not checks:
         checks.append(Check(WARN, "no host has ctxmode set up: run `ctxmode setup <platform>`"))
     started_by = from_environment(os.environ)

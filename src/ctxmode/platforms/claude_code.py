@@ -218,6 +218,20 @@ def _manifest_name(path: str) -> str:
     return name if isinstance(name, str) else ""
 
 
+def plugin_installed() -> str:
+    """Our plugin when the user's settings enable it (`enabledPlugins`), else ""."""
+    from ctxmode.platforms._install import parse_json, read_text
+
+    path = config_paths()["user"]
+    enabled = parse_json(path, read_text(path)).get("enabledPlugins")
+    found = [
+        key
+        for key, on in (enabled.items() if isinstance(enabled, dict) else ())
+        if on is True and key.startswith("ctxmode@")
+    ]
+    return f"the plugin {found[0]} (enabled in {path})" if found else ""
+
+
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     from ctxmode.platforms._install import hook_lines
@@ -280,5 +294,6 @@ PLATFORM = Platform(
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        plugin_installed=plugin_installed,
     ),
 )

@@ -54,7 +54,9 @@ class Installer(_Frozen):
     hosts that cannot inject context there (setup writes the routing block into it),
     else None; `threshold`: the host's plugin replaces outputs over a size setup can
     set (`ctxmode setup <id> --threshold BYTES`), passed to `install_changes` as
-    `threshold` (None: keep what the last setup wrote).
+    `threshold` (None: keep what the last setup wrote); `plugin_installed()`: where the
+    host has ctxmode installed as its plugin or extension (the repository's
+    `plugins/<host>`), else "" (for `ctxmode doctor`).
     """
 
     __slots__ = (
@@ -63,6 +65,7 @@ class Installer(_Frozen):
         "install_changes",
         "instructions",
         "note",
+        "plugin_installed",
         "profiles",
         "scopes",
         "threshold",
@@ -77,6 +80,7 @@ class Installer(_Frozen):
     profiles: bool
     instructions: Callable[[str], str] | None
     threshold: bool
+    plugin_installed: Callable[[], str]
 
     def __init__(
         self,
@@ -90,6 +94,7 @@ class Installer(_Frozen):
         profiles: bool = False,
         instructions: Callable[[str], str] | None = None,
         threshold: bool = False,
+        plugin_installed: Callable[[], str] = lambda: "",
     ) -> None:
         self._set(
             scopes=scopes,
@@ -101,6 +106,7 @@ class Installer(_Frozen):
             profiles=profiles,
             instructions=instructions,
             threshold=threshold,
+            plugin_installed=plugin_installed,
         )
 
 

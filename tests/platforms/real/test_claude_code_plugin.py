@@ -69,6 +69,11 @@ def test_the_plugin_wires_ctxmode_and_every_tool_it_names_is_the_plugins(world: 
         not (world.home / ".claude" / "settings.json").exists()
         or "ctxmode hook" not in (world.home / ".claude" / "settings.json").read_text()
     )  # nothing but the plugin registers our hooks
+    doctor = world.run(["ctxmode", "doctor"], env=user_tool_env(world))
+    assert "[OK] claude-code: the plugin ctxmode@ctxmode (enabled in " in doctor.stdout, (
+        doctor.stdout
+    )
+    assert "no host has ctxmode set up" not in doctor.stdout
     big_log(world.work)
     turns = [
         call("Bash", command="curl -s http://example.com"),

@@ -33,6 +33,8 @@ def test_the_extension_wires_ctxmode_and_names_tools_gemini_offers(world: HostWo
     )
     assert installed.returncode == 0, installed.describe()
     assert (world.home / ".gemini" / "extensions" / "ctxmode" / "hooks" / "hooks.json").exists()
+    doctor = world.run(["ctxmode", "doctor"], env=user_tool_env(world))
+    assert "[OK] gemini-cli: the extension in " in doctor.stdout, doctor.stdout
     turns = [
         call("run_shell_command", command="curl -s http://example.com"),
         execute_named_tool(r"mcp_[\w-]+_ctx_execute\b"),
