@@ -133,6 +133,11 @@ def test_two_folders_of_the_same_name_keep_their_own_files(ctxmode_cmd, subproce
     for side in ("left", "right"):
         found = run(ctxmode_cmd, ["search", f"only-{side}"], project, subprocess_env)
         assert f"[{side}/notes/todo.md | " in found.stdout
+    # One label given to both on purpose: the second replaces the first, and says so.
+    run(ctxmode_cmd, ["index", "left/notes", "--source", "notes"], project, subprocess_env)
+    both = run(ctxmode_cmd, ["index", "right/notes", "--source", "notes"], project, subprocess_env)
+    assert "1 sources held files of another folder until now and were replaced" in both.stdout
+    assert f"(e.g. notes:todo.md was {project / 'left' / 'notes' / 'todo.md'})" in both.stdout
 
 
 def test_ctrl_c_during_an_index_exits_130_says_how_far_it_got_and_keeps_the_index_whole(

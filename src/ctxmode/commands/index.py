@@ -82,10 +82,15 @@ def command(
             return
         else:
             result = kb.index_file(path, label, fmt=fmt)
+    if result.unchanged:
+        click.echo(f"{result.label} is unchanged since it was indexed: nothing to do")
+        return
     click.echo(
         f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
         f"from {result.label}"
     )
+    if result.replaced_file:
+        click.echo(f"(source {result.label} held {result.replaced_file} until now)")
 
 
 def _read_stdin() -> str:
@@ -102,7 +107,7 @@ def _index_directory(
     kb: Any, path: str, label: str | None, walk: dict[str, Any], as_json: bool
 ) -> None:
     """Index a directory, a progress bar on a terminal; then what was indexed and skipped."""
-    from ctxmode.store.directory import IndexingInterrupted, skipped_lines
+    from ctxmode.store.directory import IndexingInterrupted, replaced_lines, skipped_lines
     from ctxmode.store.walk import OVER_MAX_BYTES
 
     bar: Any = None
@@ -132,7 +137,7 @@ def _index_directory(
         f"{result.code_chunk_count} with code; {result.read_bytes:,} bytes read{unchanged}) "
         f"as {result.labels_text}"
     )
-    for line in skipped_lines(result):
+    for line in skipped_lines(result) + replaced_lines(result):
         click.echo(line)
     if result.skipped.count(OVER_MAX_BYTES):
         click.echo(

@@ -44,6 +44,7 @@ class DirectoryIndexResult:
     indexed: int = 0
     unchanged: int = 0  # files indexed before and unchanged since: skipped, still searchable
     planned: int = 0  # files chosen to index (an interrupted run did fewer)
+    replaced: list[tuple[str, str]] = field(default_factory=list)  # (label, file it held)
     chunk_count: int = 0
     code_chunk_count: int = 0
     byte_count: int = 0  # bytes stored
@@ -97,6 +98,7 @@ class DirectoryIndexResult:
             "label_prefix": self.label_prefix,
             "indexed_files": self.indexed,
             "unchanged_files": self.unchanged,
+            "replaced": [{"label": label, "was": held} for label, held in self.replaced],
             "indexed_bytes": self.read_bytes,
             "max_bytes": self.max_bytes,
             "sections": self.chunk_count,
@@ -125,6 +127,17 @@ class IndexingInterrupted(KeyboardInterrupt):
     def __init__(self, result: DirectoryIndexResult) -> None:
         super().__init__()
         self.result = result
+
+
+def replaced_lines(result: DirectoryIndexResult) -> list[str]:
+    """What an explicit prefix given to two folders cost: the labels that changed file."""
+    if not result.replaced:
+        return []
+    label, held = result.replaced[0]
+    return [
+        f"{len(result.replaced)} sources held files of another folder until now and were "
+        f"replaced (e.g. {label} was {held}): give each folder its own --source, or none"
+    ]
 
 
 def select_files(
@@ -224,6 +237,8 @@ def _index_one(
     if indexed.unchanged:
         out.unchanged += 1
         return
+    if indexed.replaced_file:
+        out.replaced.append((indexed.label, indexed.replaced_file))
     out.indexed += 1
     out.read_bytes += size
     out.results.append(indexed)

@@ -8,6 +8,7 @@ never held whole) and re-indexed before a search when their content changed.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import hashlib
 import json
 import os
@@ -243,11 +244,13 @@ class Indexing:
         unchanged = self._unchanged(label, real, fmt, redact, stat)
         if unchanged is not None:
             return unchanged
+        held = self.conn.execute("SELECT file_path FROM kb_sources WHERE label = ?", (label,))
+        previous = (held.fetchone() or (None,))[0]
         stream = _FileStream(real)
         meta = {"fmt": fmt, "file_path": real, "url": None, "session_id": None}
         # Line formats stream block by block; JSON is parsed whole (still read in blocks).
         try:
-            return self._replace_source(
+            result = self._replace_source(
                 label,
                 stream.lines(),
                 meta,
@@ -256,6 +259,9 @@ class Indexing:
             )
         except OSError as exc:
             raise StoreInputError(f"cannot read {path}: {exc.strerror}") from None
+        if previous and previous != real:  # a label given twice: say which file it replaced
+            return dataclasses.replace(result, replaced_file=previous)
+        return result
 
     def default_label(self, real: str) -> str:
         """A file's label: its path from the project root, else its absolute path.
