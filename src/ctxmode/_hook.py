@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     """Answer one hook event and exit with the host's exit code (0 unless its protocol says)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2 or args[0] in ("-h", "--help"):
-        _write(2, USAGE)
+        _write(1 if args[:1] in (["-h"], ["--help"]) else 2, USAGE)  # asked for: on stdout
         raise SystemExit(0)
     from ctxmode.hooks.runner import run
     from ctxmode.hooks.stdin import read_stdin

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from ctxmode.wrapper.capture import Captured
 
 USAGE = (
-    "usage: ctxmode wrap HOST PROJECT_DIR COMMAND  (HOST: a platform id; PROJECT_DIR may be '')\n"
+    "usage: ctxmode wrap HOST[=TOOL_PREFIX] PROJECT_DIR COMMAND  "
+    "(HOST: a platform id; PROJECT_DIR may be '')\n"
 )
 
 
@@ -56,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     if len(args) != 3 or args[0] in ("-h", "--help"):
         _write(2, USAGE.encode())
         raise SystemExit(2)
-    host_id, project_dir, command = args
+    host, project_dir, command = args
+    host_id, named, prefix = host.partition("=")  # the prefix the hook found, if it says
     from ctxmode.wrapper.capture import run_captured
 
     captured = run_captured(command, threshold())
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         from ctxmode.wrapper.notice import build_notice
 
-        notice = build_notice(captured, command, host_id, project_dir)
+        notice = build_notice(captured, command, host_id, project_dir, prefix if named else None)
     except Exception as error:  # the store is unusable: print everything, as the bare command would
         from ctxmode.paths import append_log
 

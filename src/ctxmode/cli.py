@@ -6,7 +6,9 @@ Each subcommand lives in `ctxmode/commands/<name>.py` as a click object named
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -27,13 +29,29 @@ class LazyGroup(click.Group):
         # The one place a command's failure becomes what the user sees: one line on stderr
         # and the exit code of its kind (see ctxmode.errors); never a traceback.
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+            return result
         except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
             raise
+        except BrokenPipeError:
+            _closed_pipe()
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(INTERRUPTED)
         except Exception as error:
             fail(error)
         finally:
             _pass_on_notices()
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            hint = did_you_mean(name, self.list_commands(ctx))
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *SUBCOMMANDS])
@@ -49,6 +67,27 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def did_you_mean(given: str, known: list[str]) -> str:
+    """ " Did you mean 'x'?" for the known names closest to a mistyped one, else ""."""
+    close = difflib.get_close_matches(given, known, n=3, cutoff=0.6)
+    close += [name for name in known if given and name.startswith(given) and name not in close]
+    return f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
+
+
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C
+CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports when a reader went away
+
+
+def _closed_pipe() -> NoReturn:
+    """The reader of our output went away (`| head`): stop quietly, as a shell tool does.
+
+    stdout is pointed at /dev/null so the interpreter's final flush cannot fail again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(CLOSED_PIPE)
 
 
 def fail(error: Exception) -> NoReturn:
@@ -70,7 +109,7 @@ def _pass_on_notices() -> None:
         click.echo(f"ctxmode: {notice}", err=True)
 
 
-@click.group(cls=LazyGroup)
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ctxmode")
 def cli() -> None:
     """Keep an AI coding agent's context window clean."""

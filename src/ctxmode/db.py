@@ -145,6 +145,30 @@ def connect(path: str, timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
     return conn
 
 
+def reclaim_space(conn: sqlite3.Connection) -> bool:
+    """Give the pages freed by a large delete back to the file system; False if it could not.
+
+    VACUUM rewrites the file (and needs every other connection idle); the WAL checkpoint
+    then empties the write-ahead log. A database busy elsewhere keeps its size until the
+    next purge: what was deleted is gone either way.
+    """
+    try:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+def file_bytes(path: str) -> int:
+    """Bytes a database takes on disk: the file, its write-ahead log and shared memory."""
+    total = 0
+    for part in (path, path + "-wal", path + "-shm"):
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(part)
+    return total
+
+
 @contextlib.contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception.

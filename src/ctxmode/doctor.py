@@ -92,39 +92,75 @@ def _runtimes() -> list[Check]:
     return checks
 
 
-def _host_install(platform: Platform, project_root: str) -> Check | None:
-    """Whether `platform` has ctxmode set up, and for this installation; None if not at all.
+def _host_install(platform: Platform, root: str) -> Check | None:
+    """Whether `platform` has ctxmode set up in one scope, and for this installation.
 
-    The installer is idempotent, so "installing again would change nothing" means current;
-    a host with our entries that would still change points at a moved or older install.
+    `root` is "" for the user's config, else the project whose config is checked (its own
+    files only: user-level files it shares are the user scope's). None if not set up
+    there. The installer is idempotent, so "installing again would change nothing" means
+    current; a host with our entries that would still change points at a moved or older
+    install.
     """
     from ctxmode.launch import fast_hook_prefix, server_command
     from ctxmode.platforms._install import InstallError
 
     installer = platform.installer
-    root = "" if "user" in installer.scopes else project_root
+    where = f" (project {root})" if root else ""
+    fix = f"ctxmode setup {platform.id}" + (f" --project {root}" if root else "")
     try:
-        installed = any(c.changed for c in installer.uninstall_changes(root))
-        if not installed:
+        ours = [c for c in installer.uninstall_changes(root) if not (root and c.shared)]
+        if not any(c.changed for c in ours):
             return None
         changes = installer.install_changes(fast_hook_prefix(), server_command(), root)
-        stale = any(c.changed for c in changes)
+        stale = any(c.changed for c in changes if not (root and c.shared))
     except InstallError as error:
-        return Check(WARN, f"{platform.id}: cannot read its config ({error})")
+        return Check(WARN, f"{platform.id}{where}: cannot read its config ({error})")
     if stale:
         return Check(
             WARN,
-            f"{platform.id}: ctxmode entries point at another or older installation; "
-            f"run `ctxmode setup {platform.id}`",
+            f"{platform.id}{where}: ctxmode entries point at another or older installation; "
+            f"run `{fix}`",
         )
-    return Check(OK, f"{platform.id}: hooks and MCP server set up for this installation")
+    return Check(OK, f"{platform.id}{where}: hooks and MCP server set up for this installation")
+
+
+def _plugin_install(platform: Platform) -> Check | None:
+    """The host has ctxmode as its plugin or extension, which starts `ctxmode` from PATH."""
+    import shutil
+
+    try:
+        where = platform.installer.plugin_installed()
+    except Exception as error:  # a host file we cannot read: say so, check the rest
+        return Check(WARN, f"{platform.id}: cannot tell whether our plugin is installed ({error})")
+    if not where:
+        return None
+    command = shutil.which("ctxmode")
+    if command is None:
+        return Check(
+            WARN,
+            f"{platform.id}: {where} starts `ctxmode`, which is not on PATH: install ctxmode "
+            "as a user tool (pipx install / uv tool install) or put its bin directory on PATH",
+        )
+    return Check(OK, f"{platform.id}: {where}, starting {command}")
+
+
+def _scopes(platform: Platform, project_root: str) -> list[str]:
+    """The config roots doctor checks for a host: the user's ("") and this project's."""
+    scopes = platform.installer.scopes
+    return [*([""] if "user" in scopes else []), *([project_root] if "project" in scopes else [])]
 
 
 def host_checks(project_root: str) -> list[Check]:
     from ctxmode.platforms import all_platforms, from_environment
 
     hosts = sorted(all_platforms(), key=lambda platform: platform.id)
-    checks = [found for host in hosts if (found := _host_install(host, project_root))]
+    checks = [
+        found
+        for host in hosts
+        for root in _scopes(host, project_root)
+        if (found := _host_install(host, root))
+    ]
+    checks += [found for host in hosts if (found := _plugin_install(host))]
     if not checks:
         checks.append(Check(WARN, "no host has ctxmode set up: run `ctxmode setup <platform>`"))
     started_by = from_environment(os.environ)

@@ -57,9 +57,17 @@ def fast_hook_prefix(python: str | None = None, parent: str | None = None) -> st
     return fast_module_prefix("ctxmode._hook", python, parent)
 
 
-def wrapped_command(host_id: str, project_dir: str, command: str) -> str:
-    """The shell command that runs `command` through the wrapper (`ctxmode._wrap`)."""
-    words = (host_id, project_dir, command)
+def wrapped_command(
+    host_id: str, project_dir: str, command: str, tool_prefix: str | None = None
+) -> str:
+    """The shell command that runs `command` through the wrapper (`ctxmode._wrap`).
+
+    `tool_prefix`: what the host puts before our tools' names as the hook found it (a
+    plugin's server or a server registered under another name), passed on as
+    `HOST=PREFIX` so the notice names tools the model has; None: the host's usual one.
+    """
+    host = host_id if tool_prefix is None else f"{host_id}={tool_prefix}"
+    words = (host, project_dir, command)
     return fast_module_prefix("ctxmode._wrap") + " " + " ".join(sh_quote(w) for w in words)
 
 

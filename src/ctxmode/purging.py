@@ -23,4 +23,5 @@ def purge_project(conn: sqlite3.Connection) -> tuple[int, int]:
     removed = purge_rows(conn, None)
     with db.write_transaction(conn):
         removed += conn.execute("DELETE FROM tool_calls").rowcount
+    db.reclaim_space(conn)
     return sources, removed

@@ -169,6 +169,12 @@ def _v6_tool_call_client(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE tool_calls ADD COLUMN client TEXT NOT NULL DEFAULT ''")
 
 
+def _v7_source_redacted(conn: sqlite3.Connection) -> None:
+    # Whether a source's secrets were filtered: an unchanged file is skipped on a re-index
+    # only when it was stored the way the redaction setting asks for now.
+    conn.execute("ALTER TABLE kb_sources ADD COLUMN redacted INTEGER NOT NULL DEFAULT 1")
+
+
 MIGRATIONS: list[db.Migration] = [
     _v1_meta,
     _v2_tool_calls,
@@ -176,6 +182,7 @@ MIGRATIONS: list[db.Migration] = [
     _v4_fetch_cache,
     _v5_session_events,
     _v6_tool_call_client,
+    _v7_source_redacted,
 ]
 
 

@@ -26,7 +26,16 @@ MAX_CACHE_ENTRIES = 64
 
 
 def registered_server(platform: Platform, project_dir: str) -> str:
-    """Our server's name in this host's config for `project_dir` (most specific file first)."""
+    """Our server's name in this host's config for `project_dir` (most specific file first).
+
+    Started by the host as part of a plugin (its hooks and server get the plugin's place
+    in their environment), the name is the plugin server's, as the host names it.
+    """
+    plugin_prefix, plugin_sources = platform.plugin_mcp_config(os.environ)
+    if plugin_sources:
+        found = _find(plugin_sources)
+        if found:
+            return plugin_prefix + found
     sources = platform.mcp_config(project_dir)
     if not sources:
         return SERVER_NAME

@@ -217,7 +217,7 @@ SESSION_EVENT_CAP = _declare(
 SESSION = _declare(
     "CTXMODE_SESSION", "text", None,
     "Session name for `ctxmode run` and `ctxmode session` (like `--session`).",
-    default_text="the path's scope, else derived",
+    default_text="the path's scope, else the workspace's name",
 )  # fmt: skip
 ALLOWED_COMMANDS = _declare(
     "CTXMODE_ALLOWED_COMMANDS", "list", None,

@@ -77,7 +77,8 @@ def test_the_byte_budget_keeps_what_fits_and_names_the_largest_left_out(
     assert "1 skipped, over the byte budget (9.8 KB): b-huge.log (9.8 KB)" in done.stdout
     assert "The byte budget was 2,000 bytes: raise it with --max-bytes" in done.stdout
     flag_wins = index(ctxmode_cmd, ["docs", "--max-bytes", "20000", "--json"], tmp_path, env)
-    assert json.loads(flag_wins.stdout)["indexed_files"] == 3
+    outcome = json.loads(flag_wins.stdout)  # the two indexed before are unchanged: skipped
+    assert (outcome["indexed_files"], outcome["unchanged_files"]) == (1, 2)
 
 
 def test_piped_output_has_no_progress_bar_and_a_terminal_gets_one(

@@ -167,6 +167,9 @@ def test_a_project_only_host_installs_into_the_current_project(tmp_path, monkeyp
 
 def test_project_flag_writes_the_project_files(tmp_path, temp_home):
     project = tmp_path / "p"
+    mistyped = run_setup("gemini-cli", "--project", str(project))
+    assert mistyped.exit_code == 2 and "does not exist" in mistyped.output
+    project.mkdir()
     assert run_setup("gemini-cli", "--project", str(project)).exit_code == 0
     settings = json.loads((project / ".gemini" / "settings.json").read_text())
     assert "BeforeTool" in settings["hooks"] and "context-mode" in settings["mcpServers"]

@@ -94,12 +94,16 @@ def test_symlinks_are_not_followed_by_default(kb, tree, tmp_path):
     kb.index_directory(str(tree), label_prefix="t")
     assert not any("secret" in label or "linked" in label for label in labels(kb))
     kb.index_directory(str(tree), label_prefix="t", follow_symlinks=True)
-    assert "t:linked/secret.md" in labels(kb)
+    # Two links to one file: one source, whichever way the walk reached it last.
+    secret = [label for label in labels(kb) if "secret" in label]
+    assert secret in (["t:linked/secret.md"], ["t:secret-link.md"])
 
 
-def test_default_prefix_is_the_directory_name_and_missing_dirs_are_refused(kb, tree):
-    kb.index_directory(str(tree / "src"), max_depth=0)
-    assert labels(kb) == ["src:app.py"]
+def test_without_a_prefix_files_are_labelled_by_their_path_and_missing_dirs_are_refused(kb, tree):
+    result = kb.index_directory(str(tree / "src"), max_depth=0)
+    app = os.path.realpath(tree / "src" / "app.py")  # outside the project: the absolute path
+    assert labels(kb) == [app]
+    assert result.source_filter == os.path.realpath(tree / "src") + "/"
     with pytest.raises(StoreInputError, match="no such directory"):
         kb.index_directory(str(tree / "nope"))
 
@@ -138,3 +142,36 @@ def test_a_worktree_git_file_and_finder_litter_count_as_tool_files(kb, tmp_path)
     result = kb.index_directory(str(tree), label_prefix="w")
     assert labels(kb) == ["w:notes.md"]
     assert result.skipped["tool_directory"].count == 2
+
+
+def test_two_folders_of_the_same_name_keep_their_own_sources(tmp_path):
+    project = tmp_path / "project"
+    for side in ("a", "b"):
+        (project / side / "docs").mkdir(parents=True)
+        (project / side / "docs" / "guide.md").write_text(f"# Guide\n{side}-only word\n")
+    with KnowledgeBase.open(str(project)) as kb:
+        kb.index_directory(str(project / "a" / "docs"))
+        result = kb.index_directory(str(project / "b" / "docs"))
+        assert labels(kb) == ["a/docs/guide.md", "b/docs/guide.md"]
+        assert result.labels_text == "b/docs/<file>"
+
+
+def test_a_file_reached_by_any_path_is_one_source_and_unchanged_files_are_skipped(tmp_path):
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    readme = project / "docs" / "README.md"
+    readme.write_text("# Readme\nwombat\n")
+    with KnowledgeBase.open(str(project)) as kb:
+        first = kb.index_file(str(readme))
+        again = kb.index_file(str(project / "docs" / ".." / "docs" / "README.md"))
+        assert (first.unchanged, again.unchanged) == (False, True)
+        kb.index_file(str(readme), "renamed")  # a new label replaces the old one
+        assert labels(kb) == ["renamed"]
+        walked = kb.index_directory(str(project))  # the folder's label for it wins now
+        assert labels(kb) == ["docs/README.md"] and walked.indexed == 1
+        rewalked = kb.index_directory(str(project))
+        assert (rewalked.indexed, rewalked.unchanged) == (0, 1)
+        readme.write_text("# Readme\nwombat and numbat\n")
+        changed = kb.index_directory(str(project))
+        assert (changed.indexed, changed.unchanged) == (1, 0)
+        assert kb.search(["numbat"])[0].hits[0].source == "docs/README.md"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="doctor")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 @click.option(
     "--e2e",
     is_flag=True,

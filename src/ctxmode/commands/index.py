@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
+
+from ctxmode.commands.options import project_option
 
 FORMAT_CHOICE = click.Choice(["markdown", "plain", "json", "code"])
 
@@ -15,7 +17,7 @@ FORMAT_CHOICE = click.Choice(["markdown", "plain", "json", "code"])
 @click.command(name="index")
 @click.argument("path")
 @click.option("--source", "label", help="Source label (default: the path, or 'stdin').")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format (default: from the extension).")
 @click.option("--max-depth", default=5, show_default=True, help="Directory depth limit.")
 @click.option(
@@ -80,10 +82,15 @@ def command(
             return
         else:
             result = kb.index_file(path, label, fmt=fmt)
+    if result.unchanged:
+        click.echo(f"{result.label} is unchanged since it was indexed: nothing to do")
+        return
     click.echo(
         f"Indexed {result.chunk_count} sections ({result.code_chunk_count} code) "
         f"from {result.label}"
     )
+    if result.replaced_file:
+        click.echo(f"(source {result.label} held {result.replaced_file} until now)")
 
 
 def _read_stdin() -> str:
@@ -100,7 +107,7 @@ def _index_directory(
     kb: Any, path: str, label: str | None, walk: dict[str, Any], as_json: bool
 ) -> None:
     """Index a directory, a progress bar on a terminal; then what was indexed and skipped."""
-    from ctxmode.store.directory import skipped_lines
+    from ctxmode.store.directory import IndexingInterrupted, replaced_lines, skipped_lines
     from ctxmode.store.walk import OVER_MAX_BYTES
 
     bar: Any = None
@@ -116,21 +123,39 @@ def _index_directory(
 
     try:
         result = kb.index_directory(path, label_prefix=label, progress=progress, **walk)
+    except IndexingInterrupted as stopped:
+        _report_interrupted(stopped.result)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
     if as_json:
         click.echo(json.dumps(result.as_json(), indent=2))
         return
+    unchanged = f"; {result.unchanged} unchanged, skipped" if result.unchanged else ""
     click.echo(
         f"Indexed {result.indexed} files ({result.chunk_count} sections, "
-        f"{result.code_chunk_count} with code; {result.read_bytes:,} bytes read) "
-        f"as {result.label_prefix}:*"
+        f"{result.code_chunk_count} with code; {result.read_bytes:,} bytes read{unchanged}) "
+        f"as {result.labels_text}"
     )
-    for line in skipped_lines(result):
+    for line in skipped_lines(result) + replaced_lines(result):
         click.echo(line)
     if result.skipped.count(OVER_MAX_BYTES):
         click.echo(
             f"The byte budget was {result.max_bytes:,} bytes: raise it with --max-bytes "
             "or CTXMODE_INDEX_MAX_BYTES, or narrow the walk with --exclude."
         )
+
+
+def _report_interrupted(result: Any) -> NoReturn:
+    """Ctrl-C: how far it got; each file done is indexed whole, so the index stays usable."""
+    from ctxmode.cli import INTERRUPTED
+
+    done = result.indexed + result.unchanged
+    click.echo(
+        f"\nInterrupted: {done} of {result.planned} files done ({result.indexed} indexed, "
+        f"{result.unchanged} unchanged; {result.read_bytes:,} bytes read). What was indexed "
+        "is complete and searchable; run the same command again to index the rest "
+        "(files already done are skipped).",
+        err=True,
+    )
+    sys.exit(INTERRUPTED)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="insight")
 @click.option(
     "--port", default=0, type=click.IntRange(0, 65535), help="Port (default: a free one)."
 )
 @click.option("--no-browser", is_flag=True, help="Only print the URL; do not open a browser.")
-@click.option(
-    "--project", "project_dir", help="Project shown first (default: git root of the cwd)."
-)
+@project_option("Project shown first (default: git root of the cwd).")
 @click.option("--idle-minutes", default=0.0, type=click.FloatRange(0), hidden=True,
               help="Stop after this long without a request (0: never).")  # fmt: skip
 @click.option("--exit-with-parent", is_flag=True, hidden=True,

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="purge")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 def command(yes: bool, project_dir: str | None) -> None:
     """Remove every indexed source of this project (sessions and stats are kept)."""
-    from ctxmode import project, schema
+    from ctxmode import db, project, schema
+    from ctxmode.stats import size_text
     from ctxmode.store.knowledge import KnowledgeBase
 
     root = project.resolve_project_root(project_dir)
@@ -26,4 +29,11 @@ def command(yes: bool, project_dir: str | None) -> None:
                 abort=True,
             )
         removed = kb.purge()
-    click.echo(f"Purged {removed} sources.")
+        database = project.project_db_path(root)
+        before = db.file_bytes(database)
+        reclaimed = db.reclaim_space(conn)
+        after = db.file_bytes(database)
+    size = f"the database went from {size_text(before)} to {size_text(after)}"
+    if not reclaimed:
+        size = f"the database keeps its {size_text(after)} while another process uses it"
+    click.echo(f"Purged {removed} sources; {size}.")

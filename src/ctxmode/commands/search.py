@@ -8,14 +8,23 @@ from dataclasses import asdict
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="search")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--source", help="Only sources whose label contains this.")
-@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 100))
-@click.option("--type", "content_type", type=click.Choice(["code", "prose"]))
+@click.option(
+    "--limit", default=3, show_default=True, type=click.IntRange(1, 100), help="Results to show."
+)
+@click.option(
+    "--type",
+    "content_type",
+    type=click.Choice(["code", "prose"]),
+    help="Only this kind of section.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 def command(
     query: tuple[str, ...],
     source: str | None,

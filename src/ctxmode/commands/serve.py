@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ctxmode.commands.options import project_option
+
 
 @click.command(name="serve")
-@click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
+@project_option()
 def command(project_dir: str | None) -> None:
     """Run the MCP server on stdin/stdout (hosts start this)."""
     from ctxmode.server.app import serve

@@ -43,7 +43,7 @@ def session_options(func: F) -> F:
         "--session",
         "session_name",
         metavar="NAME",
-        help=f"Session name (default: ${settings.SESSION.name}, the path's scope, or derived).",
+        help=f"Session name (default: ${settings.SESSION.name}, the path's scope, or the workspace's name).",
     )(func)
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ctxmode.commands.options import project_option
 from ctxmode.launch import fast_hook_prefix, precompile, server_command
 from ctxmode.platforms import REGISTRY, load
 from ctxmode.platforms._install import InstallError
@@ -47,17 +48,29 @@ def describe(change: Change) -> str:
     return f"{'update' if change.before is not None else 'create'} {change.path}"
 
 
-@click.command("setup")
-@click.argument("platform", type=click.Choice(sorted(REGISTRY)))
+class HostName(click.ParamType):
+    """A registered host id; a mistyped one gets the closest ids and the list, once."""
+
+    name = "platform"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "PLATFORM"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in REGISTRY:
+            return value
+        from ctxmode.cli import did_you_mean
+
+        hint = did_you_mean(value, sorted(REGISTRY))
+        self.fail(f"unknown host {value!r}.{hint} Hosts: {', '.join(sorted(REGISTRY))}.")
+
+
+@click.command("setup", epilog=f"PLATFORM is one of: {', '.join(sorted(REGISTRY))}.")
+@click.argument("platform", type=HostName())
 @click.option(
     "--print", "print_only", is_flag=True, help="Show what would be written; change nothing."
 )
-@click.option(
-    "--project",
-    "project_dir",
-    default="",
-    help="Write the project's config (in DIR) instead of the user's.",
-)
+@project_option("Write the project's config (in DIR) instead of the user's.")
 @click.option("--uninstall", is_flag=True, help="Remove ctxmode's hooks and MCP server entry.")
 @click.option(
     "--profile",
@@ -76,7 +89,7 @@ def describe(change: Change) -> str:
 def command(
     platform: str,
     print_only: bool,
-    project_dir: str,
+    project_dir: str | None,
     uninstall: bool,
     chosen: tuple[str, ...],
     threshold: int | None,
@@ -86,9 +99,9 @@ def command(
     from ctxmode.platforms._instructions import instruction_changes
 
     host = load(platform)
-    assert host is not None  # click.Choice admits registered ids only
+    assert host is not None  # HostName admits registered ids only
     installer = host.installer
-    root = target_dir(platform, installer.scopes, project_dir)
+    root = target_dir(platform, installer.scopes, project_dir or "")
     prefix = fast_hook_prefix()
     profiles = {"chosen": chosen} if installer.profiles else {}
     if chosen and not profiles:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import OWN_TOOLS
+from ctxmode.vocab.toolnames import OWN_TOOLS, SERVER_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
@@ -40,6 +40,7 @@ def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         pin_cwd=platform.pin_cwd,
         tool_search_bootstrap=platform.tool_search_bootstrap,
         read_window=platform.read_window if platform.can_modify_input else None,
+        unusual_prefix=prefix != platform.tool_prefix(SERVER_NAME),
     )
 
 

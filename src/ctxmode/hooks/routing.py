@@ -25,7 +25,8 @@ class Route:
     """What one routing call knows besides the event: host naming and capabilities."""
 
     __slots__ = (
-        "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap"
+        "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap",
+        "unusual_prefix",
     )  # fmt: skip
 
     def __init__(
@@ -36,9 +37,11 @@ class Route:
         pin_cwd: bool,
         tool_search_bootstrap: bool,
         read_window: tuple[str, str] | None = None,
+        unusual_prefix: bool = False,
     ) -> None:
         self.event = event
         self.prefix = prefix
+        self.unusual_prefix = unusual_prefix
         self.mcp_ready = mcp_ready
         self.pin_cwd = pin_cwd
         self.tool_search_bootstrap = tool_search_bootstrap
@@ -53,6 +56,7 @@ def route_pre_tool_use(
     pin_cwd: bool = False,
     tool_search_bootstrap: bool = False,
     read_window: tuple[str, str] | None = None,
+    unusual_prefix: bool = False,
 ) -> Decision | None:
     """The decision for one PreToolUse call, or None to let the tool run untouched.
 
@@ -60,11 +64,15 @@ def route_pre_tool_use(
     them); redirects to them are only made when True. `pin_cwd`,
     `tool_search_bootstrap` and `read_window` (the host's Read can be bounded by
     rewriting these (offset, limit) line keys) are host capabilities (see
-    `ctxmode.platforms`).
+    `ctxmode.platforms`). `unusual_prefix`: `tool_prefix` is not the one the host gives
+    a server registered by `ctxmode setup` (a plugin's, or another name), so a wrapped
+    command must carry it to its notice.
     """
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
-    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window)
+    route = Route(
+        event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window, unusual_prefix
+    )
     tool = canonical_tool_name(event.tool)
     handler = HANDLERS.get(tool)
     if handler is not None:
@@ -207,7 +215,8 @@ def _wrap_bulky(
         return None
     from ctxmode.launch import wrapped_command
 
-    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest)
+    prefix = route.prefix if route.unusual_prefix else None
+    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest, prefix)
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
     if allowed_by:
         meta["allowed_by"] = allowed_by

@@ -12,7 +12,11 @@ from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
-from ctxmode.vocab.platform import Installer, Platform
+from ctxmode.vocab.platform import Installer, McpSources, Platform
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 PLATFORM_ID = "claude-code"
 SESSION_ENV = ("CLAUDE_SESSION_ID",)
@@ -181,6 +185,54 @@ def mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return (*found, (state, ("projects", project_dir, *SERVERS)), (state, SERVERS))
 
 
+PLUGIN_MANIFEST = (".claude-plugin", "plugin.json")
+
+
+def plugin_mcp_config(environ: Mapping[str, str]) -> tuple[str, McpSources]:
+    """Our plugin's MCP config when a plugin of Claude Code started us (`CLAUDE_PLUGIN_ROOT`).
+
+    Claude Code names a plugin's server `plugin_<plugin>_<server>` in tool names
+    (`mcp__plugin_ctxmode_context-mode__ctx_search`); the plugin's name is in its
+    manifest, its servers in the manifest or the plugin's `.mcp.json`.
+    """
+    import os
+
+    root = environ.get("CLAUDE_PLUGIN_ROOT", "")
+    if not root:
+        return "", ()
+    manifest = os.path.join(root, *PLUGIN_MANIFEST)
+    name = _manifest_name(manifest)
+    if not name:
+        return "", ()
+    return f"plugin_{name}_", ((os.path.join(root, ".mcp.json"), SERVERS), (manifest, SERVERS))
+
+
+def _manifest_name(path: str) -> str:
+    from ctxmode import fastjson
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = fastjson.loads(handle.read(65536))
+    except (OSError, ValueError):
+        return ""
+    name = document.get("name") if isinstance(document, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def plugin_installed() -> str:
+    """Our plugin when the user's settings enable it (`enabledPlugins`), else ""."""
+    from ctxmode.platforms._install import parse_json, read_text
+
+    path = config_paths()["user"]
+    enabled = parse_json(path, read_text(path)).get("enabledPlugins")
+    found = [
+        key
+        for key, on in (enabled.items() if isinstance(enabled, dict) else ())
+        if on is True and key.startswith("ctxmode@")
+    ]
+    return f"the plugin {found[0]} (enabled in {path})" if found else ""
+
+
 def hook_commands(command: str) -> dict[str, str]:
     """Host event name -> command line, for an installer (`command` runs `ctxmode hook`)."""
     from ctxmode.platforms._install import hook_lines
@@ -229,6 +281,7 @@ PLATFORM = Platform(
     project_env=PROJECT_ENV,
     client_names=("claude-code",),
     mcp_config=mcp_config,
+    plugin_mcp_config=plugin_mcp_config,
     can_deny=True,
     can_modify_input=True,
     can_replace_output=True,
@@ -242,5 +295,6 @@ PLATFORM = Platform(
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        plugin_installed=plugin_installed,
     ),
 )

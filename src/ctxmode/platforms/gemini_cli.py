@@ -140,6 +140,15 @@ def uninstall_changes(project_dir: str = "") -> list:
     return inst.uninstall_json(path, path)
 
 
+def plugin_installed() -> str:
+    """Our extension when Gemini CLI has it installed (`~/.gemini/extensions/ctxmode`), else ""."""
+    import os
+
+    home = os.path.dirname(config_paths()["user"])
+    manifest = os.path.join(home, "extensions", "ctxmode", "gemini-extension.json")
+    return f"the extension in {os.path.dirname(manifest)}" if os.path.isfile(manifest) else ""
+
+
 PLATFORM = Platform(
     id=PLATFORM_ID,
     name="Gemini CLI",
@@ -160,5 +169,6 @@ PLATFORM = Platform(
         hook_commands=hook_commands,
         install_changes=install_changes,
         uninstall_changes=uninstall_changes,
+        plugin_installed=plugin_installed,
     ),
 )

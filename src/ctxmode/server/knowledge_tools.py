@@ -155,15 +155,17 @@ def _indexed_reply(state: ServerState, label: str, chunks: int, code: int, size:
 
 
 def _describe_directory(outcome: DirectoryIndexResult, search_tool: str) -> str:
-    from ctxmode.store.directory import skipped_lines
+    from ctxmode.store.directory import replaced_lines, skipped_lines
 
+    unchanged = f"; {outcome.unchanged} unchanged, skipped" if outcome.unchanged else ""
     lines = [
         f"Indexed {outcome.indexed} files ({outcome.chunk_count} sections, "
-        f"{outcome.code_chunk_count} with code, {outcome.byte_count:,} bytes) as sources "
-        f"'{outcome.label_prefix}:<file>'."
+        f"{outcome.code_chunk_count} with code, {outcome.byte_count:,} bytes{unchanged}) "
+        f"as sources '{outcome.labels_text}'."
     ]
-    lines.extend(skipped_lines(outcome))
-    lines.append(f"Search with {search_tool}(queries=[...], source='{outcome.label_prefix}').")
+    lines.extend(skipped_lines(outcome) + replaced_lines(outcome))
+    scope = f", source='{outcome.source_filter}'" if outcome.source_filter else ""
+    lines.append(f"Search with {search_tool}(queries=[...]{scope}).")
     return "\n".join(lines)
 
 

@@ -39,8 +39,12 @@ REASON_TEXT = {
 
 @dataclass
 class DirectoryIndexResult:
-    label_prefix: str
+    label_prefix: str  # the caller's prefix ("<prefix>:<relpath>"), else the folder's own label
+    explicit_prefix: bool = False  # False: each file is labelled by its path, as when alone
     indexed: int = 0
+    unchanged: int = 0  # files indexed before and unchanged since: skipped, still searchable
+    planned: int = 0  # files chosen to index (an interrupted run did fewer)
+    replaced: list[tuple[str, str]] = field(default_factory=list)  # (label, file it held)
     chunk_count: int = 0
     code_chunk_count: int = 0
     byte_count: int = 0  # bytes stored
@@ -48,6 +52,20 @@ class DirectoryIndexResult:
     max_bytes: int = 0  # the budget this run had
     results: list[IndexResult] = field(default_factory=list)
     skipped: walk.SkipTally = field(default_factory=walk.SkipTally)
+
+    @property
+    def source_filter(self) -> str:
+        """The `source` filter that finds this folder's files ("" at the project root)."""
+        if self.explicit_prefix:
+            return self.label_prefix
+        return "" if self.label_prefix == "." else self.label_prefix.rstrip("/") + "/"
+
+    @property
+    def labels_text(self) -> str:
+        """How the sources are named, for a reply: `docs/<file>` or `api:<file>`."""
+        if self.explicit_prefix:
+            return f"{self.label_prefix}:<file>"
+        return f"{self.source_filter}<file>" if self.source_filter else "<path in the project>"
 
     @property
     def skipped_binary(self) -> int:
@@ -79,6 +97,8 @@ class DirectoryIndexResult:
         return {
             "label_prefix": self.label_prefix,
             "indexed_files": self.indexed,
+            "unchanged_files": self.unchanged,
+            "replaced": [{"label": label, "was": held} for label, held in self.replaced],
             "indexed_bytes": self.read_bytes,
             "max_bytes": self.max_bytes,
             "sections": self.chunk_count,
@@ -99,6 +119,25 @@ def skipped_lines(result: DirectoryIndexResult) -> list[str]:
         lines.append(f"{entry.count} skipped, {REASON_TEXT[reason]}{size}: {examples}")
         lines.extend(f"  {path}: {message}" for path, message in entry.messages)
     return lines
+
+
+class IndexingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a directory: the files done so far are indexed whole, the rest not at all."""
+
+    def __init__(self, result: DirectoryIndexResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+def replaced_lines(result: DirectoryIndexResult) -> list[str]:
+    """What an explicit prefix given to two folders cost: the labels that changed file."""
+    if not result.replaced:
+        return []
+    label, held = result.replaced[0]
+    return [
+        f"{len(result.replaced)} sources held files of another folder until now and were "
+        f"replaced (e.g. {label} was {held}): give each folder its own --source, or none"
+    ]
 
 
 def select_files(
@@ -153,8 +192,12 @@ def index_directory(
 ) -> DirectoryIndexResult:
     """Index each chosen file under `path` as its own source "<prefix>:<relpath>".
 
-    `max_bytes` (default: the `CTXMODE_INDEX_MAX_BYTES` setting) bounds the bytes read;
-    `progress(done_bytes, total_bytes)` is called after each file.
+    Without `label_prefix` a file is labelled by its path (`KnowledgeBase.default_label`),
+    as when indexed alone, so two folders of the same name never share labels. A file
+    unchanged since it was last indexed is skipped and counted. `max_bytes` (default: the
+    `CTXMODE_INDEX_MAX_BYTES` setting) bounds the bytes read; `progress(done_bytes,
+    total_bytes)` is called after each file. Each file is one transaction: a Ctrl-C raises
+    `IndexingInterrupted` carrying what was done, and leaves no file half indexed.
     """
     real = os.path.realpath(path)
     if not os.path.isdir(real):
@@ -165,27 +208,37 @@ def index_directory(
         follow_symlinks,
     )  # fmt: skip
     budget = settings.integer(settings.INDEX_MAX_BYTES) if max_bytes is None else max_bytes
-    prefix = label_prefix or os.path.basename(real.rstrip(os.sep)) or real
-    result = DirectoryIndexResult(prefix, max_bytes=budget)
+    prefix = label_prefix or kb.default_label(real)
+    result = DirectoryIndexResult(prefix, bool(label_prefix), max_bytes=budget)
     files = select_files(real, options, budget, max_files, result.skipped)
+    result.planned = len(files)
     total, done = sum(size for _, _, size in files), 0
-    for relpath, abspath, size in files:
-        _index_one(kb, abspath, relpath, size, result)
-        done += size
-        if progress:
-            progress(done, total)
+    try:
+        for relpath, abspath, size in files:
+            _index_one(kb, abspath, relpath, size, result)
+            done += size
+            if progress:
+                progress(done, total)
+    except KeyboardInterrupt:
+        raise IndexingInterrupted(result) from None
     return result
 
 
 def _index_one(
     kb: Indexing, abspath: str, relpath: str, size: int, out: DirectoryIndexResult
 ) -> None:
+    label = f"{out.label_prefix}:{relpath}" if out.explicit_prefix else None
     try:
-        indexed = kb.index_file(abspath, f"{out.label_prefix}:{relpath}")
+        indexed = kb.index_file(abspath, label)
     except (StoreInputError, OSError) as exc:
         reason = walk.BINARY if "binary" in str(exc) else walk.FAILED
         out.skipped.add(reason, relpath, size, None if reason == walk.BINARY else str(exc))
         return
+    if indexed.unchanged:
+        out.unchanged += 1
+        return
+    if indexed.replaced_file:
+        out.replaced.append((indexed.label, indexed.replaced_file))
     out.indexed += 1
     out.read_bytes += size
     out.results.append(indexed)

@@ -8,6 +8,7 @@ never held whole) and re-indexed before a search when their content changed.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import hashlib
 import json
 import os
@@ -238,25 +239,60 @@ class Indexing:
             raise StoreInputError(f"{path} looks binary (NUL bytes); not indexed")
         fmt = fmt or format_for_path(real)
         _check_format(fmt)
-        label = label or self._default_label(real)
+        label = label or self.default_label(real)
+        redact = not secrets.explicit_redaction_off()
+        unchanged = self._unchanged(label, real, fmt, redact, stat)
+        if unchanged is not None:
+            return unchanged
+        held = self.conn.execute("SELECT file_path FROM kb_sources WHERE label = ?", (label,))
+        previous = (held.fetchone() or (None,))[0]
         stream = _FileStream(real)
         meta = {"fmt": fmt, "file_path": real, "url": None, "session_id": None}
         # Line formats stream block by block; JSON is parsed whole (still read in blocks).
         try:
-            return self._replace_source(
+            result = self._replace_source(
                 label,
                 stream.lines(),
                 meta,
                 lambda: (stream.sha.hexdigest(), stat.st_mtime, stream.size),
-                not secrets.explicit_redaction_off(),
+                redact,
             )
         except OSError as exc:
             raise StoreInputError(f"cannot read {path}: {exc.strerror}") from None
+        if previous and previous != real:  # a label given twice: say which file it replaced
+            return dataclasses.replace(result, replaced_file=previous)
+        return result
 
-    def _default_label(self, real: str) -> str:
+    def default_label(self, real: str) -> str:
+        """A file's label: its path from the project root, else its absolute path.
+
+        One label per file however its path was spelled (`./a`, `../x/a`, through a folder).
+        """
         if self.root and (real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)):
             return os.path.relpath(real, self.root).replace(os.sep, "/")
         return real
+
+    def _unchanged(
+        self, label: str, real: str, fmt: str, redact: bool, stat: os.stat_result
+    ) -> IndexResult | None:
+        """The stored source when `real` is already indexed as `label` and unchanged since.
+
+        Unchanged means the same size and modification time, as `refresh_stale` judges it;
+        the source counts as used, so retention keeps it.
+        """
+        row = self.conn.execute(
+            "SELECT id, chunk_count, code_chunk_count, byte_count FROM kb_sources "
+            "WHERE label = ? AND file_path = ? AND fmt = ? AND file_mtime = ? AND file_size = ? "
+            "AND redacted = ?",
+            (label, real, fmt, stat.st_mtime, stat.st_size, redact),
+        ).fetchone()
+        if row is None:
+            return None
+        with db.write_transaction(self.conn):
+            self.conn.execute(
+                "UPDATE kb_sources SET last_used_at = ? WHERE id = ?", (time.time(), row[0])
+            )
+        return IndexResult(label, row[1], row[2], row[3], unchanged=True)
 
     def _replace_source(
         self,
@@ -279,10 +315,12 @@ class Indexing:
         conn = self.conn
         with db.write_transaction(conn):
             self._delete(label)
+            if meta["file_path"]:  # one source per file: an earlier label of it goes
+                self._delete_file_sources(meta["file_path"])
             inserted = conn.execute(
                 "INSERT INTO kb_sources(label, fmt, file_path, url, session_id, indexed_at, "
-                "last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (label, meta["fmt"], meta["file_path"], url, meta["session_id"], now, now),
+                "last_used_at, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (label, meta["fmt"], meta["file_path"], url, meta["session_id"], now, now, redact),
             )
             source_id = int(inserted.lastrowid or 0)  # an INSERT's rowid is always set
             count, code, size, words = self._insert_chunks(source_id, chunks)
@@ -352,6 +390,12 @@ class Indexing:
         self.conn.execute("DELETE FROM kb_chunks WHERE source_id = ?", (row[0],))
         self.conn.execute("DELETE FROM kb_sources WHERE id = ?", (row[0],))
         return True
+
+    def _delete_file_sources(self, real: str) -> None:
+        """Remove every source of the file `real` (inside the caller's transaction)."""
+        rows = self.conn.execute("SELECT label FROM kb_sources WHERE file_path = ?", (real,))
+        for (label,) in rows.fetchall():
+            self._delete(label)
 
     def refresh_stale(self) -> int:
         """Re-index file sources whose content changed on disk; how many were re-indexed."""

@@ -17,6 +17,8 @@ class IndexResult:
     chunk_count: int
     code_chunk_count: int
     byte_count: int
+    unchanged: bool = False  # a file indexed before, unchanged since: nothing was redone
+    replaced_file: str | None = None  # the other file this label held until now
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: keep `collections` off the hook path
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 
@@ -33,6 +33,14 @@ def no_mcp_config(project_dir: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return ()
 
 
+McpSources = tuple[tuple[str, tuple[str, ...]], ...]  # (JSON file, keys to its servers), ...
+
+
+def no_plugin(environ: Mapping[str, str]) -> tuple[str, McpSources]:
+    """For hosts where ctxmode is never one of the host's plugins."""
+    return "", ()
+
+
 class Installer(_Frozen):
     """What `ctxmode setup <id>` uses, off the hook path (the functions import lazily).
 
@@ -46,7 +54,9 @@ class Installer(_Frozen):
     hosts that cannot inject context there (setup writes the routing block into it),
     else None; `threshold`: the host's plugin replaces outputs over a size setup can
     set (`ctxmode setup <id> --threshold BYTES`), passed to `install_changes` as
-    `threshold` (None: keep what the last setup wrote).
+    `threshold` (None: keep what the last setup wrote); `plugin_installed()`: where the
+    host has ctxmode installed as its plugin or extension (the repository's
+    `plugins/<host>`), else "" (for `ctxmode doctor`).
     """
 
     __slots__ = (
@@ -55,6 +65,7 @@ class Installer(_Frozen):
         "install_changes",
         "instructions",
         "note",
+        "plugin_installed",
         "profiles",
         "scopes",
         "threshold",
@@ -69,6 +80,7 @@ class Installer(_Frozen):
     profiles: bool
     instructions: Callable[[str], str] | None
     threshold: bool
+    plugin_installed: Callable[[], str]
 
     def __init__(
         self,
@@ -82,6 +94,7 @@ class Installer(_Frozen):
         profiles: bool = False,
         instructions: Callable[[str], str] | None = None,
         threshold: bool = False,
+        plugin_installed: Callable[[], str] = lambda: "",
     ) -> None:
         self._set(
             scopes=scopes,
@@ -93,6 +106,7 @@ class Installer(_Frozen):
             profiles=profiles,
             instructions=instructions,
             threshold=threshold,
+            plugin_installed=plugin_installed,
         )
 
 
@@ -110,6 +124,10 @@ class Platform(_Frozen):
       `mcp_config(project_dir) -> ((file, keys), ...)`: where the host keeps its MCP
       servers (the table at `keys` in each JSON file, most specific first), so the name
       our server was really registered under can be read (none: bare tool names);
+      `plugin_mcp_config(environ) -> (name_prefix, ((file, keys), ...))`: when the
+      environment says ctxmode runs as one of the host's plugins, the plugin's MCP config
+      and what the host puts before a server name of it (Claude Code: `plugin_<name>_`);
+      ("", ()) otherwise;
       `client_names`: how the host's MCP client introduces itself (`clientInfo.name` at
       initialize; a name starting with one of these is this host), so the server can
       name its tools the way this host shows them; `project_env`: the environment
@@ -145,6 +163,7 @@ class Platform(_Frozen):
         "parse",
         "pin_cwd",
         "plugin_host",
+        "plugin_mcp_config",
         "project_env",
         "read_window",
         "render",
@@ -158,6 +177,7 @@ class Platform(_Frozen):
     render: Callable[[HookEvent, Decision | None], HookOutput]
     tool_prefix: Callable[[str], str]
     mcp_config: Callable[[str], tuple[tuple[str, tuple[str, ...]], ...]]
+    plugin_mcp_config: Callable[[Mapping[str, str]], tuple[str, McpSources]]
     can_deny: bool
     can_modify_input: bool
     can_replace_output: bool
@@ -187,6 +207,7 @@ class Platform(_Frozen):
         can_inject_context: bool,
         installer: Installer,
         mcp_config: Callable[[str], tuple[tuple[str, tuple[str, ...]], ...]] = no_mcp_config,
+        plugin_mcp_config: Callable[[Mapping[str, str]], tuple[str, McpSources]] = no_plugin,
         pin_cwd: bool = False,
         tool_search_bootstrap: bool = False,
         plugin_host: bool = False,
@@ -209,6 +230,7 @@ class Platform(_Frozen):
             can_inject_context=can_inject_context,
             installer=installer,
             mcp_config=mcp_config,
+            plugin_mcp_config=plugin_mcp_config,
             pin_cwd=pin_cwd,
             tool_search_bootstrap=tool_search_bootstrap,
             plugin_host=plugin_host,

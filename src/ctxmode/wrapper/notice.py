@@ -44,15 +44,19 @@ def wrapped_run(captured: Captured) -> CommandRun:
     )
 
 
-def build_notice(captured: Captured, command: str, host_id: str, project_dir: str) -> str:
+def build_notice(
+    captured: Captured, command: str, host_id: str, project_dir: str, prefix: str | None = None
+) -> str:
     """Index the whole output in the project's knowledge base; return the notice.
+
+    `prefix`: what the host puts before our tools' names (None: the host's usual one).
 
     Raises `IndexingFailed` when the output could not be indexed (then nothing may be cut).
     """
     return index_with_notice(
         wrapped_run(captured),
         label=command_label(command),
-        prefix=tool_prefix(host_id),
+        prefix=tool_prefix(host_id) if prefix is None else prefix,
         project_dir=project_dir,
         inline_limit=-1,  # the wrapper already found the output too big to print
     )

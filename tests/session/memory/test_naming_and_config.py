@@ -22,10 +22,11 @@ def test_names_are_cleaned_and_empty_ones_refused() -> None:
         naming.clean_name(" / ")
 
 
-def test_without_a_tty_the_terminal_identity_is_the_parent_process() -> None:
-    # pytest's stdin/stdout are not a terminal here (captured); the rule falls back to ppid.
-    identity = naming.terminal_identity()
-    assert identity.startswith(("pts-", "tty", "ppid-", "console"))
+def test_without_a_task_the_derived_name_is_the_place_alone(tmp_path: Path) -> None:
+    archive = tmp_path / "prod" / "archive"
+    archive.mkdir(parents=True)
+    assert naming.derived_name(str(archive)) == "prod-archive"
+    assert naming.derived_name("/") == "root"
 
 
 def write_config(tmp_path: Path, text: str) -> str:

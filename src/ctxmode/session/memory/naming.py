@@ -3,13 +3,12 @@
 The rule, first match wins:
 1. `--session NAME` or the `CTXMODE_SESSION` environment variable;
 2. the `session` of the longest config scope containing the current directory;
-3. derived: the last two components of the workspace plus a word, where the word is the
-   `--task` word if given (`/data/prod/archive` + `log` -> `prod-archive-log`; the same
-   name tomorrow, in any terminal), else the terminal identity (`pts-3`: the controlling
-   tty of stdin/stdout/stderr; without one, the parent process id), so two terminals in
-   the same directory get separate sessions unless they name the same one.
+3. derived: the last two components of the workspace, plus the `--task` word if given
+   (`/data/prod/archive` -> `prod-archive`; with `--task log`, `prod-archive-log`). The
+   name depends on the place only, so every terminal, script and agent working in one
+   directory reaches the same session (two parallel efforts there name theirs apart).
 A derived name also matches an existing session made in a parent directory, so working in
-`/data/prod/archive/2024` with `--task log` continues `prod-archive-log`.
+`/data/prod/archive/2024` continues `prod-archive`.
 """
 
 from __future__ import annotations
@@ -35,21 +34,9 @@ def clean_name(name: str) -> str:
     return cleaned
 
 
-def terminal_identity() -> str:
-    """`pts-3` for /dev/pts/3 (the first of stdin/stdout/stderr that is a tty), else `ppid-N`."""
-    for fd in (0, 1, 2):
-        try:
-            if os.isatty(fd):
-                tty = os.ttyname(fd)
-                return clean_name(tty.removeprefix("/dev/").replace("/", "-"))
-        except OSError:
-            continue
-    return f"ppid-{os.getppid()}"
-
-
-def derived_name(workspace: str, word: str) -> str:
-    parts = [p for p in os.path.realpath(workspace).split(os.sep) if p][-2:]
-    return clean_name("-".join([*parts, word]) if parts else f"root-{word}")
+def derived_name(workspace: str, word: str | None = None) -> str:
+    parts = [p for p in os.path.realpath(workspace).split(os.sep) if p][-2:] or ["root"]
+    return clean_name("-".join([*parts, word] if word else parts))
 
 
 def ancestors(path: str) -> list[str]:

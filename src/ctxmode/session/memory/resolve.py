@@ -60,7 +60,7 @@ def _chosen_name(
         return naming.clean_name(explicit)
     if scope and scope.session:
         return naming.clean_name(scope.session)
-    word = naming.clean_name(task) if task else naming.terminal_identity()
+    word = naming.clean_name(task) if task else None
     for directory in naming.ancestors(cwd):
         candidate = store.get(naming.derived_name(directory, word))
         if candidate and is_inside(cwd, candidate.workspace):
