@@ -59,7 +59,7 @@ def test_a_leading_cd_runs_in_the_hosts_shell_and_the_rest_through_the_wrapper(
         run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout
     )
     wrapped = out["hookSpecificOutput"]["updatedInput"]["command"]
-    assert wrapped.startswith("cd sub && ") and "ctxmode._wrap" in wrapped
+    assert wrapped.startswith("cd sub && ") and "ctxmode-wrap --host" in wrapped
     # The directory change outlives the call, as the host's shell would keep it.
     ran = subprocess.run(["bash", "-c", wrapped + "\npwd"], cwd=tmp_path, capture_output=True)
     assert ran.returncode == 0 and len(ran.stdout) <= 2049 + 200
@@ -93,8 +93,8 @@ def test_hosts_that_cannot_rewrite_deny_with_the_exact_wrapped_command(
     host_event = {"kimi": "pretooluse", "antigravity-cli": "pretooluse", "kiro": "pretooluse"}
     completed = run_hook(platform, host_event[platform], payload)
     said = (completed.stdout + completed.stderr).decode()
-    assert "from ctxmode._wrap import main" in said
-    assert f" {platform} " in said and "'pytest -q'" in said
+    assert "ctxmode-wrap --host" in said
+    assert f"ctxmode-wrap --host {platform} -- pytest -q" in said
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_claude_code_answers_allow_with_the_rewrite_only_when_the_users_rules_al
     out = json.loads(
         run_hook("claude-code", "pretooluse", claude_payload("pytest -q", tmp_path)).stdout
     )["hookSpecificOutput"]
-    assert "ctxmode._wrap" in out["updatedInput"]["command"]
+    assert "ctxmode-wrap --host" in out["updatedInput"]["command"]
     assert out.get("permissionDecision") == decision
 
 

@@ -141,7 +141,7 @@ def test_sigterm_is_forwarded_and_what_was_printed_still_arrives(tmp_path: Path)
     command = "trap 'echo got-term; exit 7' TERM; echo started; sleep 20 & wait"
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys;from ctxmode._wrap import main;main(sys.argv[1:])",
-         HOST, str(tmp_path), command],
+         "--host", HOST, "--project", str(tmp_path), "--", command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )  # fmt: skip
     time.sleep(1.0)
@@ -170,4 +170,4 @@ def test_usage_error() -> None:
         capture_output=True,
         check=False,
     )
-    assert result.returncode == 2 and b"usage: ctxmode wrap" in result.stderr
+    assert result.returncode == 2 and b"usage: ctxmode-wrap" in result.stderr

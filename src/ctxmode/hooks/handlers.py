@@ -40,6 +40,7 @@ def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         pin_cwd=platform.pin_cwd,
         tool_search_bootstrap=platform.tool_search_bootstrap,
         read_window=platform.read_window if platform.can_modify_input else None,
+        silent_rewrite=platform.can_modify_input and platform.rewrites_input(),
     )
 
 

@@ -25,7 +25,8 @@ class Route:
     """What one routing call knows besides the event: host naming and capabilities."""
 
     __slots__ = (
-        "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap"
+        "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap",
+        "wrap_every",
     )  # fmt: skip
 
     def __init__(
@@ -36,8 +37,10 @@ class Route:
         pin_cwd: bool,
         tool_search_bootstrap: bool,
         read_window: tuple[str, str] | None = None,
+        wrap_every: bool = False,
     ) -> None:
         self.event = event
+        self.wrap_every = wrap_every
         self.prefix = prefix
         self.mcp_ready = mcp_ready
         self.pin_cwd = pin_cwd
@@ -53,6 +56,7 @@ def route_pre_tool_use(
     pin_cwd: bool = False,
     tool_search_bootstrap: bool = False,
     read_window: tuple[str, str] | None = None,
+    silent_rewrite: bool = False,
 ) -> Decision | None:
     """The decision for one PreToolUse call, or None to let the tool run untouched.
 
@@ -60,11 +64,14 @@ def route_pre_tool_use(
     them); redirects to them are only made when True. `pin_cwd`,
     `tool_search_bootstrap` and `read_window` (the host's Read can be bounded by
     rewriting these (offset, limit) line keys) are host capabilities (see
-    `ctxmode.platforms`).
+    `ctxmode.platforms`); `silent_rewrite`: the host runs a rewritten command without the
+    model seeing a deny, so every shell command the wrapper runs unchanged is wrapped
+    (unless CTXMODE_WRAP_EVERY is off), not only those predicted to be bulky.
     """
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
-    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window)
+    every = silent_rewrite and settings.flag(settings.WRAP_EVERY)
+    route = Route(event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window, every)
     tool = canonical_tool_name(event.tool)
     handler = HANDLERS.get(tool)
     if handler is not None:
@@ -180,7 +187,9 @@ def _route_bash(route: Route) -> Decision | None:
 def _wrap_bulky(
     route: Route, command: str, found: ShellScan, summary: str, allowed_by: str = ""
 ) -> Decision | None:
-    """Run a likely-bulky command through `ctxmode wrap` (Tier 2 by rewrite).
+    """Run a command through the wrapper (Tier 2 by rewrite): every command the wrapper
+    runs unchanged where the rewrite is silent, else the likely-bulky ones (predicted, or
+    bulky before in this project).
 
     The decision is a rewrite whose `reason` gives the wrapped command: hosts that can
     modify a tool's input run it as is, the others deny with that reason. `allowed_by`:
@@ -199,12 +208,17 @@ def _wrap_bulky(
         from ctxmode.policy.shell import scan
 
         cwd, found = directory_after(cd_part, cwd), scan(rest)
-    why = wrap_reason(rest, cwd, found=found)
+    history: frozenset[str] = frozenset()
+    if not route.wrap_every:
+        from ctxmode.hooks import wrap_history
+
+        history = wrap_history.load(event.project_dir)
+    why = wrap_reason(rest, cwd, found=found, every=route.wrap_every, history=history)
     if why is None:
         return None
     from ctxmode.launch import wrapped_command
 
-    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest)
+    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest, cwd=cwd)
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
     if allowed_by:
         meta["allowed_by"] = allowed_by
