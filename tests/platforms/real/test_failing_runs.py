@@ -1,0 +1,62 @@
+"""A project's own test script fails on the real hosts: its failures reach the model, its
+bulk does not.
+
+`./run_tests.sh` prints ~120 KB with 3 failing tests and exits 1. Claude Code and Qwen
+Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
+Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
+the command has to go through the wrapper before it runs: a silent rewrite on Claude
+Code and Codex, a deny naming the exact command on Qwen Code. The scripted model follows
+what each result says (the command to run instead, the search a notice names); what it
+received is read from the fake model's log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.cli import ctx
+from support.debug_session import (
+    FAILING_TESTS,
+    HOSTS,
+    CompliantAgent,
+    Step,
+    _write_test_runner,
+    received,
+)
+from support.hosts import HostWorld
+
+SCRIPT = "./run_tests.sh"
+FAILURE_MESSAGE = "AssertionError: assert 41 == 42"
+NATIVE_BYTES = 120_000  # what the script prints
+BOUND = 24 * 1024  # tool-result bytes the model may get for it, search included
+
+
+def project_with_failing_script(work: Path) -> None:
+    (work / "tools").mkdir()
+    _write_test_runner(work / "tools" / "fake_pytest.py")
+    script = work / "run_tests.sh"
+    script.write_text('#!/bin/sh\nexec python3 "$(dirname "$0")/tools/fake_pytest.py" "$@"\n')
+    script.chmod(0o755)
+
+
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex"])
+def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
+    world: HostWorld, host: str
+) -> None:
+    project_with_failing_script(world.work)
+    HOSTS[host].prepare(world)
+    done = ctx("setup", host, cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED test")])
+    with world.fake_model([agent] * 8) as model:
+        run = HOSTS[host].run(world, model, "Run the project's tests")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    seen = "\n".join(results)
+    size = sum(len(result.encode("utf-8")) for result in results)
+    assert results, run.describe()
+    missing = [name for name in FAILING_TESTS if name not in seen]
+    assert not missing and FAILURE_MESSAGE in seen, (missing, seen[:3000])
+    assert size <= BOUND < NATIVE_BYTES, (size, [len(r) for r in results])
+    assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
