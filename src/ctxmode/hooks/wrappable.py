@@ -136,6 +136,26 @@ def _part_reason(command: Command, cwd: str, check_names: bool) -> str | None:
     return None
 
 
+STATEMENT_ENDS = ";&|\n"
+
+
+def _bare_assignment(command: str, name: str) -> bool:
+    """Does `name=value` stand alone as a statement (it outlives the statement), rather than
+    prefix a command (`FOO=1 pytest`: for that command only)? Unquoted values only."""
+    at = command.find(name + "=")
+    while at != -1:
+        before = command[:at].rstrip(" \t")
+        if not before or before[-1] in STATEMENT_ENDS + "({":
+            end = at + len(name) + 1
+            while end < len(command) and command[end] not in " \t" + STATEMENT_ENDS:
+                end += 1
+            rest = command[end:].lstrip(" \t")
+            if not rest or rest[0] in STATEMENT_ENDS:
+                return True
+        at = command.find(name + "=", at + 1)
+    return False
+
+
 def why_not_wrapped(
     command: str, found: ShellScan, cwd: str, *, check_names: bool = True
 ) -> str | None:
@@ -153,8 +173,7 @@ def why_not_wrapped(
     top = [part for part in found.commands if not part.depth]
     if not top:
         return "nothing runs but assignments"
-    pipelines = sum(1 for part in top if part.op not in ("|", "|&"))
-    if check_names and found.env and pipelines > 1:
+    if check_names and any(_bare_assignment(command, name) for name in found.env):
         return "it sets shell variables for later commands"
     for part in top:
         reason = _part_reason(part, cwd, check_names)
