@@ -45,6 +45,7 @@ LEFT_ALONE = [
     "sort small.txt > sorted.txt",
     "pwd",
     "echo hi",
+    "echo one && echo two; pwd",
     "sort small.txt | head -5",
 ]
 # Hosts where a wrap costs a turn: a project's scripts and task runners are predicted.

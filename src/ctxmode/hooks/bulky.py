@@ -330,6 +330,15 @@ def _pipelines(commands: list[Command]) -> list[list[Command]]:
     return [*found, current] if current else found
 
 
+def _every_part_bounded(command: str, found: ShellScan) -> bool:
+    """A list of commands each short by construction, nothing computed or nested."""
+    if any(token in command for token in shell.RAW_FORBIDDEN) or found.over_budget:
+        return False
+    return bool(found.commands) and all(
+        part.op not in ("&", "|", "|&") and shell.simple_is_bounded(part) for part in found.commands
+    )
+
+
 EVERY_COMMAND = "every command runs through the wrapper"
 HISTORY = "its output was over the threshold here before"
 
@@ -360,6 +369,8 @@ def wrap_reason(
     scanned = found if found is not None else scan(command)
     if not command.strip() or shell.is_bounded(command, scanned):
         return None  # short by construction
+    if every and _every_part_bounded(command, scanned):
+        return None  # `echo one && echo two`
     if why_not_wrapped(command, scanned, cwd, check_names=False):
         return None
     user = user_commands() if user is None else user
