@@ -117,6 +117,29 @@ def test_claude_code_answers_allow_with_the_rewrite_only_when_the_users_rules_al
     assert out.get("permissionDecision") == decision
 
 
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("sort data.txt | uniq -c", "allow"),  # Claude Code would run it without asking
+        ("grep -n x data.txt 2>&1", "allow"),
+        ("sort -o data.txt data.txt", None),  # writes: the host asks, as for the original
+        ("sed -i s/a/b/ data.txt", None),
+        ("cat data.txt > copy.txt", None),
+        ("find . -delete", None),
+    ],
+)
+def test_claude_code_allows_a_wrapped_read_only_command_as_it_would_the_original(
+    run_hook, tmp_path: Path, command: str, decision: str | None
+) -> None:
+    (tmp_path / "data.txt").write_text("a\n")
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout or "{}"
+    ).get("hookSpecificOutput", {})
+    assert out.get("permissionDecision") == decision, out
+    if decision:
+        assert "ctxmode-wrap --host" in out["updatedInput"]["command"]
+
+
 def test_an_ask_rule_for_the_original_command_is_kept(run_hook, tmp_path: Path) -> None:
     (tmp_path / ".claude").mkdir()
     rules = {"permissions": {"allow": ["Bash(pytest:*)"], "ask": ["Bash(pytest -x:*)"]}}

@@ -222,6 +222,11 @@ def _wrap_bulky(
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
     if allowed_by:
         meta["allowed_by"] = allowed_by
+    elif route.wrap_every:
+        from ctxmode.hooks.wrappable import reads_only
+
+        if reads_only(found):  # a host that runs it without asking would ask for the rewrite
+            meta["read_only"] = True
     # Every key the command was read from (a parser may have copied `cmd` to `command`).
     keys = [key for key in SHELL_COMMAND_KEYS if key in event.tool_input] or ["command"]
     return Decision(

@@ -180,3 +180,47 @@ def why_not_wrapped(
         if reason:
             return reason
     return None
+
+
+# Programs that only read, whatever their arguments (no option of theirs writes a file or
+# runs another program): a host that runs such a command without asking would ask for the
+# wrapped one, which it cannot judge.
+READ_ONLY = frozenset((
+    "cat", "head", "tail", "wc", "uniq", "grep", "egrep", "fgrep", "ls", "tree", "du", "df",
+    "file", "stat", "diff", "cmp", "nl", "cut", "tr", "column", "echo", "printf", "pwd",
+    "which", "type", "date", "basename", "dirname", "realpath", "readlink", "seq", "true",
+    "false", "test", "[", "id", "whoami", "hostname", "uname", "env", "printenv",
+))  # fmt: skip
+GIT_READ_ONLY = frozenset((
+    "status", "log", "diff", "show", "blame", "grep", "ls-files", "rev-parse", "describe",
+    "shortlog", "cat-file", "ls-tree",
+))  # fmt: skip
+FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-fprintf")
+
+
+def _reads_only(command: Command) -> bool:
+    name, args = command.program, list(command.argv[1:])
+    if command.computed or any(
+        not r.startswith(("2>", "<")) and r != "2>&1" for r in command.redirects
+    ):
+        return False
+    if name in READ_ONLY:
+        return name != "env" or not args
+    if name == "sort":
+        return not any(arg.startswith(("-o", "--output")) for arg in args)
+    if name == "rg":
+        return not any(arg.startswith("--pre") for arg in args)
+    if name == "find":
+        return not any(arg.startswith(FIND_ACTIONS) for arg in args)
+    if name == "git":
+        return bool(args) and args[0] in GIT_READ_ONLY and "--output" not in " ".join(args)
+    return False
+
+
+def reads_only(found: ShellScan) -> bool:
+    """Does every command `found` holds (substitutions included) only read?"""
+    return (
+        not found.over_budget
+        and bool(found.commands)
+        and all(_reads_only(command) for command in found.commands)
+    )

@@ -116,12 +116,18 @@ def _render_pre_tool_use(decision: Decision, rewrites: bool) -> HookOutput:
             return _deny(common.redirect_reason(decision))
         if not rewrites:
             return HookOutput()  # the host would drop the new input anyway
-        allowed_by = (decision.meta or {}).get("allowed_by")
-        if allowed_by:
+        meta = decision.meta or {}
+        if meta.get("allowed_by") or meta.get("read_only"):
             # The host checks its rules on the rewritten command, which the user's rule for
-            # the original no longer matches: say allow, as that rule would have.
+            # the original no longer matches, and runs read-only commands without asking
+            # but cannot tell the rewrite is one: say allow, as it would have.
+            why = (
+                f"allowed by the user's rule {meta['allowed_by']}"
+                if meta.get("allowed_by")
+                else "a read-only command, which runs without asking"
+            )
             return common.hso("PreToolUse", permissionDecision="allow",
-                              permissionDecisionReason=f"allowed by the user's rule {allowed_by}",
+                              permissionDecisionReason=why,
                               updatedInput=decision.updated_input)  # fmt: skip
         if decision.context:  # e.g. a bounded read says where the whole file is
             return common.hso("PreToolUse", updatedInput=decision.updated_input,
