@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmode.hooks import wrap_history
 from ctxmode.hooks.bulky import EVERY_COMMAND, HISTORY, wrap_reason
@@ -116,3 +118,14 @@ def test_the_history_keeps_the_newest_commands_within_its_bound(cwd: str) -> Non
     assert len(kept) <= wrap_history.KEEP
     wrap_history.record(cwd, "x" * (wrap_history.MAX_COMMAND_CHARS + 1))  # not kept, no error
     assert len(wrap_history.load(cwd)) <= wrap_history.KEEP
+
+
+PIECES = [*"ab =;&|<>()$`'\"\\\n{}*-./", "cd ", "export ", "cat ", "make ", "./x "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from(PIECES), max_size=20).map("".join))
+def test_the_policy_answers_any_text_and_never_wraps_twice(text: str) -> None:
+    for every in (True, False):
+        wrap_reason(text, "/", user=[], every=every)
+        assert wrap_reason("ctxmode-wrap --host x -- " + text, "/", user=[], every=every) is None

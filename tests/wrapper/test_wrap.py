@@ -295,3 +295,14 @@ def test_a_bulky_run_is_remembered_for_the_project(tmp_path: Path) -> None:
     wrap("seq 1 3000", tmp_path)
     wrap("echo small", tmp_path)
     assert wrap_history.load(str(tmp_path)) == {"seq 1 3000"}
+
+
+@settings(max_examples=100)
+@given(words=st.lists(st.text(min_size=1).filter(lambda w: "\0" not in w), min_size=2, max_size=5))
+def test_several_words_are_joined_into_text_that_splits_back_into_them(words: list[str]) -> None:
+    import shlex
+
+    from ctxmode._wrap import parse_args
+
+    parsed = parse_args(["--host", "h", "--", *words])
+    assert parsed is not None and shlex.split(parsed[2]) == words
