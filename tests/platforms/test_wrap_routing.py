@@ -148,3 +148,20 @@ def test_an_ask_rule_for_the_original_command_is_kept(run_hook, tmp_path: Path) 
         run_hook("claude-code", "pretooluse", claude_payload("pytest -x", tmp_path)).stdout
     )["hookSpecificOutput"]
     assert out["permissionDecision"] == "ask" and "updatedInput" not in out
+
+
+@pytest.mark.parametrize(("host", "size", "remembered"), [
+    ("claude-code", 20_000, True), ("qwen-code", 20_000, True), ("claude-code", 300, False),
+])  # fmt: skip
+def test_a_failed_command_over_the_threshold_is_remembered_and_answered_with_nothing(
+    run_hook, tmp_path: Path, host: str, size: int, remembered: bool
+) -> None:
+    from ctxmode.hooks import wrap_history
+
+    payload = {**claude_payload("cd sub && ./gen.sh --all", tmp_path),
+               "hook_event_name": "PostToolUseFailure", "error": "Exit code 1\n" + "x" * size}  # fmt: skip
+    if host == "qwen-code":
+        payload["tool_name"] = "run_shell_command"
+    done = run_hook(host, "posttoolusefailure", payload)
+    assert (done.returncode, done.stdout.strip(b"{}\n")) == (0, b"")
+    assert ("./gen.sh --all" in wrap_history.load(str(tmp_path))) is remembered

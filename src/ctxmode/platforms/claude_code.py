@@ -23,6 +23,7 @@ SERVERS = ("mcpServers",)
 HOST_EVENTS = {
     "pretooluse": "PreToolUse",
     "posttooluse": "PostToolUse",
+    "posttoolusefailure": "PostToolUseFailure",
     "precompact": "PreCompact",
     "sessionstart": "SessionStart",
     "userpromptsubmit": "UserPromptSubmit",
@@ -32,6 +33,7 @@ HOST_EVENTS = {
 EVENTS = {
     "pretooluse": ev.PRE_TOOL_USE,
     "posttooluse": ev.POST_TOOL_USE,
+    "posttoolusefailure": ev.POST_TOOL_USE_FAILURE,
     "precompact": ev.PRE_COMPACT,
     "sessionstart": ev.SESSION_START,
     "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
@@ -153,6 +155,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
 MATCHERS = {
     "PreToolUse": "Bash|Read|Grep|WebFetch|Agent|Task|mcp__.*",
     "PostToolUse": "",
+    "PostToolUseFailure": "Bash",
     "PreCompact": "",
     "SessionStart": "",
     "UserPromptSubmit": "",

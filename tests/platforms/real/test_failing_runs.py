@@ -20,6 +20,7 @@ from support.cli import ctx
 from support.debug_session import (
     FAILING_TESTS,
     HOSTS,
+    RUN_INSTEAD,
     CompliantAgent,
     Step,
     _write_test_runner,
@@ -60,3 +61,25 @@ def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     assert not missing and FAILURE_MESSAGE in seen, (missing, seen[:3000])
     assert size <= BOUND < NATIVE_BYTES, (size, [len(r) for r in results])
     assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
+
+
+def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_code(
+    world: HostWorld,
+) -> None:
+    # Not predicted to be bulky: the first run reaches only PostToolUseFailure (Qwen Code
+    # fires no PostToolUse for a non-zero exit), which remembers it for the project.
+    command = "N=3; seq 1 3000; echo boom >&2; exit $N"
+    HOSTS["qwen-code"].prepare(world)
+    done = ctx("setup", "qwen-code", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    steps = [Step("first", "shell", command, "boom"), Step("again", "shell", command, "boom")]
+    agent = CompliantAgent(world.work, "", steps=steps)
+    with world.fake_model([agent] * 8) as model:
+        run = HOSTS["qwen-code"].run(world, model, "Run it twice")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    assert len(results) >= 3, run.describe()
+    assert RUN_INSTEAD not in results[0] and "2999" in results[0]  # ran as it was
+    assert RUN_INSTEAD in results[1] and f"-- '{command}'" in results[1]
+    notice = results[2]  # the wrapper's, under the host's header
+    assert "boom" in notice and "ctx_search(" in notice, notice
+    assert "1500\n" not in notice and len(notice.encode()) <= 2048 + 512, notice
