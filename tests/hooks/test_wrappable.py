@@ -22,6 +22,7 @@ EVERY = [
     "docker run -d nginx",
     "pm2 start app.js",
     "sort -r small.txt",
+    "sort small.txt; echo 'error: x' >&2; exit 3",
 ]
 # What would do something else inside the wrapper: left to the host's shell.
 LEFT_ALONE = [

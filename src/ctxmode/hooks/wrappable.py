@@ -25,14 +25,14 @@ from ctxmode.policy.shell import Command, ShellScan
 # Builtins whose meaning does not depend on the shell session they run in.
 PLAIN_BUILTINS = frozenset((
     "echo", "printf", "test", "[", "true", "false", ":", "command", "type", "read", "pwd",
-    "let", "wait", "kill", "getopts", "times",
+    "let", "wait", "kill", "getopts", "times", "exit", "break", "continue",
 ))  # fmt: skip
 SESSION_STATE = frozenset((
     "cd", "pushd", "popd", "export", "unset", "source", ".", "alias", "unalias", "set",
     "shopt", "setopt", "unsetopt", "ulimit", "umask", "trap", "declare", "typeset", "local",
     "readonly", "eval", "exec", "hash", "enable", "builtin", "shift", "jobs", "fg", "bg",
     "disown", "nvm", "conda", "pyenv", "rbenv", "workon", "deactivate", "activate", "direnv",
-    "asdf", "sdk", "chruby", "rvm", "exit", "logout",
+    "asdf", "sdk", "chruby", "rvm",
 ))  # fmt: skip
 CWD_CHANGES = frozenset(("cd", "pushd", "popd"))  # every host keeps the shell's directory
 DETACHERS = frozenset(("nohup", "setsid", "disown", "daemonize", "start-stop-daemon"))

@@ -12,6 +12,7 @@ received is read from the fake model's log.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,38 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
     notice = results[2]  # the wrapper's, under the host's header
     assert "boom" in notice and "ctx_search(" in notice, notice
     assert "1500\n" not in notice and len(notice.encode()) <= 2048 + 512, notice
+
+
+SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; printf tail; exit 3"
+
+
+def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
+    HOSTS[host].prepare(world)
+    if with_ctxmode:
+        done = ctx("setup", host, cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+    agent = CompliantAgent(world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x")])
+    with world.fake_model([agent] * 4) as model:
+        run = HOSTS[host].run(world, model, "Run it")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    assert results, run.describe()
+    result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
+    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
+    tmp_path: Path, netns: str | None, host: str
+) -> None:
+    # Both hosts rewrite silently, so the command runs through the wrapper.
+    bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
+    wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
+    assert "it broke" in bare
+    if host == "claude-code":  # one pipe for both streams: the bytes in the same order
+        assert wrapped == bare
+    else:  # Codex reads stdout and stderr from two pipes: each stream's order is kept, and
+        # which of two buffered writes to different pipes comes first is a race either way
+        assert sorted(wrapped.replace("tail", "\ntail").split("\n")) == sorted(
+            bare.replace("tail", "\ntail").split("\n")
+        )
+        assert wrapped.index("line one") < wrapped.index("line two") < wrapped.index("tail")
