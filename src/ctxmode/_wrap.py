@@ -1,4 +1,5 @@
-"""`ctxmode wrap HOST PROJECT_DIR COMMAND`: run a shell command, keep bulky output out of the context.
+"""`ctxmode-wrap [--host HOST] [--project DIR] -- COMMAND`: run a shell command, keep bulky
+output out of the context.
 
 The command text runs through the user's shell (same cwd, environment, stdin; exit
 code preserved). Output up to the threshold (CTXMODE_WRAP_THRESHOLD, default 5,000
@@ -7,9 +8,12 @@ order it arrived. Above it, the whole output is indexed in the project's knowled
 and a notice of at most 2,048 bytes is printed instead, naming the label and the
 HOST's search tool. If indexing fails the output is printed as it is: nothing is lost.
 
-Routing rewrites commands to the fast form of this entry (see `ctxmode.launch`): the
-venv interpreter with `-I -S`, standard library and `ctxmode.wrapper.capture` only until
-the output turns out to need indexing.
+COMMAND is one word holding shell text (`-- 'pytest -q | tail'`), or several words that
+are joined back into shell text, each quoted as needed (`-- pytest -q`). HOST names the
+platform whose tool names the notice uses; DIR the project (default: found from the
+cwd). Routing rewrites commands to this console script (see `ctxmode.launch`); until the
+output turns out to need indexing only the standard library and
+`ctxmode.wrapper.capture` are imported.
 """
 
 from __future__ import annotations
@@ -21,10 +25,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxmode.wrapper.capture import Captured
 
-USAGE = (
-    "usage: ctxmode wrap HOST[=TOOL_PREFIX] PROJECT_DIR COMMAND  "
-    "(HOST: a platform id; PROJECT_DIR may be '')\n"
-)
+USAGE = "usage: ctxmode-wrap [--host HOST[=TOOL_PREFIX]] [--project DIR] -- COMMAND...\n"
+
+
+def parse_args(args: list[str]) -> tuple[str, str, str] | None:
+    """(host, project dir, command text) from the command line, None when it is malformed."""
+    options = {"--host": "", "--project": ""}
+    index = 0
+    while index < len(args) and args[index] != "--":
+        name, equals, value = args[index].partition("=")
+        if name not in options:
+            return None
+        if not equals:
+            index += 1
+            if index >= len(args):
+                return None
+            value = args[index]
+        options[name] = value
+        index += 1
+    words = args[index + 1 :]
+    if not words:
+        return None
+    if len(words) == 1:
+        return options["--host"], options["--project"], words[0]
+    from ctxmode.launch import sh_quote
+
+    return options["--host"], options["--project"], " ".join(sh_quote(word) for word in words)
 
 
 def threshold() -> int:
@@ -53,11 +79,11 @@ def _write_spools(captured: Captured) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 3 or args[0] in ("-h", "--help"):
+    parsed = parse_args(sys.argv[1:] if argv is None else argv)
+    if parsed is None:
         _write(2, USAGE.encode())
         raise SystemExit(2)
-    host, project_dir, command = args
+    host, project_dir, command = parsed
     host_id, named, prefix = host.partition("=")  # the prefix the hook found, if it says
     from ctxmode.wrapper.capture import run_captured
 
@@ -66,6 +92,9 @@ def main(argv: list[str] | None = None) -> None:
         for stream, data in captured.chunks:
             _write(stream, data)
         raise SystemExit(captured.exit_code)
+    from ctxmode.hooks import wrap_history
+
+    wrap_history.record(project_dir, command)
     try:
         from ctxmode.wrapper.notice import build_notice
 

@@ -2,9 +2,11 @@
 
 The hook command is the absolute venv interpreter with `-I -S` importing
 `ctxmode._hook` from this installation (no console-script shim, no site scan), so each
-tool call costs an interpreter start plus a few milliseconds. Routing builds the
-wrapper's command (`ctxmode._wrap`) the same way, from inside a hook: this module is on
-the hook path, so it quotes by hand rather than importing `shlex` (which imports `re`).
+tool call costs an interpreter start plus a few milliseconds. The wrapper's command is
+what the user sees in place of theirs, so it reads as the original behind a short
+prefix (`ctxmode-wrap --host HOST -- COMMAND`, the console script). Routing builds it
+from inside a hook: this module is on the hook path, so it quotes by hand rather than
+importing `shlex` (which imports `re`).
 """
 
 from __future__ import annotations
@@ -57,18 +59,59 @@ def fast_hook_prefix(python: str | None = None, parent: str | None = None) -> st
     return fast_module_prefix("ctxmode._hook", python, parent)
 
 
+WRAP_SCRIPT = "ctxmode-wrap"
+
+
+def wrap_script(python: str | None = None, search_path: str | None = None) -> str:
+    """How a host's shell starts the wrapper: `ctxmode-wrap` when that name on PATH is the
+    script beside our interpreter, else that script's absolute path, else "" (no script:
+    an install without console scripts)."""
+    beside = os.path.join(os.path.dirname(python or sys.executable), WRAP_SCRIPT)
+    if not os.access(beside, os.X_OK):
+        return ""
+    search = os.environ.get("PATH", "") if search_path is None else search_path
+    for directory in search.split(os.pathsep):
+        found = os.path.join(directory, WRAP_SCRIPT) if directory else ""
+        if found and os.access(found, os.X_OK):
+            try:
+                same = os.path.samefile(found, beside)
+            except OSError:
+                same = False
+            return WRAP_SCRIPT if same else sh_quote(os.path.abspath(beside))
+    return sh_quote(os.path.abspath(beside))
+
+
+def command_words(command: str) -> str:
+    """`command` as the wrapper's operands: its own words when they are all plain (the
+    wrapper joins them back), else the whole text as one quoted word."""
+    words = command.split()
+    if words and all(set(word) <= SAFE_WORD_CHARS for word in words):
+        return " ".join(words)
+    return sh_quote(command)
+
+
 def wrapped_command(
-    host_id: str, project_dir: str, command: str, tool_prefix: str | None = None
+    host_id: str, project_dir: str, command: str, cwd: str = "", tool_prefix: str | None = None
 ) -> str:
-    """The shell command that runs `command` through the wrapper (`ctxmode._wrap`).
+    """The shell command that runs `command` through the wrapper:
+    `ctxmode-wrap --host HOST [--project DIR] -- COMMAND`, the project named only when the
+    wrapper would not find the same one from `cwd` (the directory the command runs in).
 
     `tool_prefix`: what the host puts before our tools' names as the hook found it (a
     plugin's server or a server registered under another name), passed on as
-    `HOST=PREFIX` so the notice names tools the model has; None: the host's usual one.
+    `--host HOST=PREFIX` so the notice names tools the model has; None: the host's usual one.
     """
+    from ctxmode import project
+
     host = host_id if tool_prefix is None else f"{host_id}={tool_prefix}"
-    words = (host, project_dir, command)
-    return fast_module_prefix("ctxmode._wrap") + " " + " ".join(sh_quote(w) for w in words)
+    options = ["--host", host]
+    if project_dir and project.resolve_project_root(project_dir) != project.resolve_project_root(
+        None, cwd=cwd or project_dir
+    ):
+        options += ["--project", project_dir]
+    script = wrap_script() or fast_module_prefix("ctxmode._wrap")
+    quoted = " ".join(sh_quote(option) for option in options)
+    return f"{script} {quoted} -- {command_words(command)}"
 
 
 def server_command() -> list[str]:

@@ -169,6 +169,11 @@ PLUGIN_THRESHOLD = _declare(
     "Plugin hosts: bytes of tool output above which it is indexed and replaced by a notice.",
     low=0, default_text="the plugin's: 20,000, or `ctxmode setup <host> --threshold`",
 )  # fmt: skip
+WRAP_EVERY = _declare(
+    "CTXMODE_WRAP_EVERY", "bool", True,
+    "Where a host runs a rewritten command silently, run every shell command through the "
+    "wrapper (`off`: only those predicted to print a lot).",
+)  # fmt: skip
 WRAP_COMMANDS = _declare(
     "CTXMODE_WRAP_COMMANDS", "list", (),
     "More command prefixes to run through `ctxmode wrap`, comma-separated.",

@@ -59,7 +59,8 @@ def test_writes_fast_hooks_and_keeps_other_settings(tmp_path, monkeypatch):
     assert " -I -S -c " in ours and "from ctxmode._hook import main" in ours
     assert ours.endswith(" claude-code pretooluse")
     assert set(written["hooks"]) == {
-        "PreToolUse", "PostToolUse", "PreCompact", "SessionStart", "UserPromptSubmit", "Stop"
+        "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "SessionStart",
+        "UserPromptSubmit", "Stop",
     }  # fmt: skip
     assert (tmp_path / "settings.json.ctxmode-backup").exists()
 

@@ -100,7 +100,7 @@ def test_20_concurrent_hooks_of_one_session_show_the_nudge_exactly_once():
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=hook_env(),
+            env=hook_env(CTXMODE_WRAP_EVERY="off"),  # else the command is wrapped, not nudged
         )
         for _ in range(20)
     ]

@@ -58,11 +58,20 @@ def test_bounded_command_is_a_silent_passthrough(run_hook, fixture_payload):
 
 def test_unbounded_command_gets_the_nudge_once_per_session(run_hook, fixture_payload):
     payload = fixture_payload("claude-code", "pretooluse-bash-node")
-    first = envelope(run_hook("claude-code", "pretooluse", payload))
+    only_bulky = {"CTXMODE_WRAP_EVERY": "off"}
+    first = envelope(run_hook("claude-code", "pretooluse", payload, env=only_bulky))
     assert set(first["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
     assert "<context_guidance>" in first["hookSpecificOutput"]["additionalContext"]
-    second = run_hook("claude-code", "pretooluse", payload)
+    second = run_hook("claude-code", "pretooluse", payload, env=only_bulky)
     assert (second.returncode, second.stdout) == (0, b"")
+
+
+def test_by_default_every_command_the_wrapper_runs_unchanged_is_wrapped(run_hook, fixture_payload):
+    payload = fixture_payload("claude-code", "pretooluse-bash-node")
+    hso = envelope(run_hook("claude-code", "pretooluse", payload))["hookSpecificOutput"]
+    assert hso["updatedInput"]["command"].endswith(
+        "ctxmode-wrap --host claude-code -- node scripts/report.js"
+    )
 
 
 @pytest.mark.parametrize("fixture", ["pretooluse-bash-gradle", "pretooluse-bash-npm-test"])
@@ -71,8 +80,8 @@ def test_bulky_command_runs_through_the_wrapper(run_hook, fixture_payload, fixtu
     hso = envelope(run_hook("claude-code", "pretooluse", payload))["hookSpecificOutput"]
     assert set(hso) == {"hookEventName", "updatedInput"}  # Claude Code runs it as given
     wrapped = hso["updatedInput"]["command"]
-    assert "from ctxmode._wrap import main" in wrapped
-    assert wrapped.endswith(" claude-code /p '" + payload["tool_input"]["command"] + "'")
+    assert "ctxmode-wrap --host" in wrapped
+    assert wrapped.endswith(" --host claude-code -- " + payload["tool_input"]["command"])
 
 
 def test_webfetch_is_denied_naming_the_url(run_hook, fixture_payload):

@@ -49,10 +49,12 @@ class Host:
 CLAUDE_EVENTS = {"PreToolUse": "pretooluse", "PostToolUse": "posttooluse",
                  "PreCompact": "precompact", "SessionStart": "sessionstart",
                  "UserPromptSubmit": "userpromptsubmit", "Stop": "stop"}  # fmt: skip
+# Claude Code and Qwen Code fire PostToolUseFailure, not PostToolUse, for a failed command.
+WITH_FAILURE = {**CLAUDE_EVENTS, "PostToolUseFailure": "posttoolusefailure"}
 HOSTS = {
-    "claude-code": Host(".claude/settings.json", "nested", CLAUDE_EVENTS, ".claude.json",
+    "claude-code": Host(".claude/settings.json", "nested", WITH_FAILURE, ".claude.json",
                         server_extra=(("type", "stdio"),)),
-    "qwen-code": Host(".qwen/settings.json", "nested", CLAUDE_EVENTS, ".qwen/settings.json"),
+    "qwen-code": Host(".qwen/settings.json", "nested", WITH_FAILURE, ".qwen/settings.json"),
     "gemini-cli": Host(".gemini/settings.json", "nested",
                        {"BeforeTool": "beforetool", "AfterTool": "aftertool",
                         "BeforeAgent": "beforeagent", "PreCompress": "precompress",

@@ -59,7 +59,7 @@ def test_a_leading_cd_runs_in_the_hosts_shell_and_the_rest_through_the_wrapper(
         run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout
     )
     wrapped = out["hookSpecificOutput"]["updatedInput"]["command"]
-    assert wrapped.startswith("cd sub && ") and "ctxmode._wrap" in wrapped
+    assert wrapped.startswith("cd sub && ") and "ctxmode-wrap --host" in wrapped
     # The directory change outlives the call, as the host's shell would keep it.
     ran = subprocess.run(["bash", "-c", wrapped + "\npwd"], cwd=tmp_path, capture_output=True)
     assert ran.returncode == 0 and len(ran.stdout) <= 2049 + 200
@@ -93,8 +93,8 @@ def test_hosts_that_cannot_rewrite_deny_with_the_exact_wrapped_command(
     host_event = {"kimi": "pretooluse", "antigravity-cli": "pretooluse", "kiro": "pretooluse"}
     completed = run_hook(platform, host_event[platform], payload)
     said = (completed.stdout + completed.stderr).decode()
-    assert "from ctxmode._wrap import main" in said
-    assert f" {platform} " in said and "'pytest -q'" in said
+    assert "ctxmode-wrap --host" in said
+    assert f"ctxmode-wrap --host {platform} -- pytest -q" in said
 
 
 @pytest.mark.parametrize(
@@ -113,8 +113,31 @@ def test_claude_code_answers_allow_with_the_rewrite_only_when_the_users_rules_al
     out = json.loads(
         run_hook("claude-code", "pretooluse", claude_payload("pytest -q", tmp_path)).stdout
     )["hookSpecificOutput"]
-    assert "ctxmode._wrap" in out["updatedInput"]["command"]
+    assert "ctxmode-wrap --host" in out["updatedInput"]["command"]
     assert out.get("permissionDecision") == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("sort data.txt | uniq -c", "allow"),  # Claude Code would run it without asking
+        ("grep -n x data.txt 2>&1", "allow"),
+        ("sort -o data.txt data.txt", None),  # writes: the host asks, as for the original
+        ("sed -i s/a/b/ data.txt", None),
+        ("cat data.txt > copy.txt", None),
+        ("find . -delete", None),
+    ],
+)
+def test_claude_code_allows_a_wrapped_read_only_command_as_it_would_the_original(
+    run_hook, tmp_path: Path, command: str, decision: str | None
+) -> None:
+    (tmp_path / "data.txt").write_text("a\n")
+    out = json.loads(
+        run_hook("claude-code", "pretooluse", claude_payload(command, tmp_path)).stdout or "{}"
+    ).get("hookSpecificOutput", {})
+    assert out.get("permissionDecision") == decision, out
+    if decision:
+        assert "ctxmode-wrap --host" in out["updatedInput"]["command"]
 
 
 def test_an_ask_rule_for_the_original_command_is_kept(run_hook, tmp_path: Path) -> None:
@@ -125,3 +148,20 @@ def test_an_ask_rule_for_the_original_command_is_kept(run_hook, tmp_path: Path) 
         run_hook("claude-code", "pretooluse", claude_payload("pytest -x", tmp_path)).stdout
     )["hookSpecificOutput"]
     assert out["permissionDecision"] == "ask" and "updatedInput" not in out
+
+
+@pytest.mark.parametrize(("host", "size", "remembered"), [
+    ("claude-code", 20_000, True), ("qwen-code", 20_000, True), ("claude-code", 300, False),
+])  # fmt: skip
+def test_a_failed_command_over_the_threshold_is_remembered_and_answered_with_nothing(
+    run_hook, tmp_path: Path, host: str, size: int, remembered: bool
+) -> None:
+    from ctxmode.hooks import wrap_history
+
+    payload = {**claude_payload("cd sub && ./gen.sh --all", tmp_path),
+               "hook_event_name": "PostToolUseFailure", "error": "Exit code 1\n" + "x" * size}  # fmt: skip
+    if host == "qwen-code":
+        payload["tool_name"] = "run_shell_command"
+    done = run_hook(host, "posttoolusefailure", payload)
+    assert (done.returncode, done.stdout.strip(b"{}\n")) == (0, b"")
+    assert ("./gen.sh --all" in wrap_history.load(str(tmp_path))) is remembered

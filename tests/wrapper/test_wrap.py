@@ -141,7 +141,7 @@ def test_sigterm_is_forwarded_and_what_was_printed_still_arrives(tmp_path: Path)
     command = "trap 'echo got-term; exit 7' TERM; echo started; sleep 20 & wait"
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys;from ctxmode._wrap import main;main(sys.argv[1:])",
-         HOST, str(tmp_path), command],
+         "--host", HOST, "--project", str(tmp_path), "--", command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )  # fmt: skip
     time.sleep(1.0)
@@ -170,4 +170,139 @@ def test_usage_error() -> None:
         capture_output=True,
         check=False,
     )
-    assert result.returncode == 2 and b"usage: ctxmode wrap" in result.stderr
+    assert result.returncode == 2 and b"usage: ctxmode-wrap" in result.stderr
+
+
+# --- what a wrapped command keeps from the bare one ------------------------------------
+
+
+def wait_for(path: Path, timeout: float = 10.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} was never written")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is not alive
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def start_ticker(tmp: Path, how: str) -> str:
+    """A script that leaves a process running that writes to the inherited stdout forever."""
+    script = tmp / "start.sh"
+    loop = "while true; do echo tick; sleep 0.1; done"
+    script.write_text(
+        "#!/bin/bash\n"
+        + {
+            "background": f"( {loop} ) &\necho $! > ticker.pid\n",
+            "setsid": f"setsid bash -c 'echo $$ > ticker.pid; {loop}' &\n",
+            "daemonized": (  # double fork, as `pm2 start` or a `-d` daemon does
+                f"( setsid bash -c '( echo $BASHPID > ticker.pid; {loop} ) & exit 0' & )\n"
+            ),
+        }[how]
+        + "echo started\n"
+    )
+    script.chmod(0o755)
+    return "./start.sh"
+
+
+@pytest.mark.parametrize("how", ["background", "setsid", "daemonized"])
+def test_a_process_the_command_starts_to_keep_running_survives_the_wrapper(
+    tmp_path: Path, how: str
+) -> None:
+    command = start_ticker(tmp_path, how)
+    result = wrap(command, tmp_path)
+    pid = int(wait_for(tmp_path / "ticker.pid"))
+    try:
+        assert result.returncode == 0 and b"started\n" in result.stdout
+        time.sleep(1.0)  # it has written to its stdout since the wrapper exited
+        assert alive(pid), "the process the command started died with the wrapper"
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_the_hosts_timeout_killing_the_process_group_ends_the_command(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        ["bash", "-c", wrapped_command(HOST, str(tmp_path), "echo $$ > sleeper.pid; sleep 30")],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # as hosts start a command: its own group, killed as one
+    )
+    pid = int(wait_for(tmp_path / "sleeper.pid"))
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    time.sleep(0.2)
+    assert not alive(pid)
+
+
+def test_sigint_reaches_the_command_and_its_exit_code_is_kept(tmp_path: Path) -> None:
+    command = "trap 'echo interrupted; exit 130' INT; echo ready; sleep 20 & wait"
+    proc = subprocess.Popen(
+        ["bash", "-c", wrapped_command(HOST, str(tmp_path), command)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert (out, proc.returncode) == (b"ready\ninterrupted\n", 130)
+
+
+def test_stdin_is_the_commands_and_binary_output_passes_untouched(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 8
+    result = wrap("cat; echo done >&2", tmp_path, input=data, stdin=None)
+    assert (result.stdout, result.stderr, result.returncode) == (data, b"done\n", 0)
+
+
+def test_the_console_script_reads_as_the_original_and_joins_plain_words(tmp_path: Path) -> None:
+    wrapped = wrapped_command(HOST, str(tmp_path), "printf '%s|' a  b")
+    assert wrapped.endswith("ctxmode-wrap --host claude-code -- 'printf '\"'\"'%s|'\"'\"' a  b'")
+    plain = wrapped_command(HOST, str(tmp_path), "echo  a b")
+    assert plain.endswith("ctxmode-wrap --host claude-code -- echo a b")
+    assert wrap("echo  a b", tmp_path).stdout == b"a b\n"
+    script = Path(sys.executable).parent / "ctxmode-wrap"
+    several = subprocess.run(
+        [script, "--", "printf", "%s|", "a b", "it's"], capture_output=True, check=False
+    )
+    assert several.stdout == b"a b|it's|"
+
+
+def test_the_script_is_named_bare_only_when_path_finds_this_one(tmp_path: Path) -> None:
+    from ctxmode.launch import wrap_script
+
+    bin_dir = Path(sys.executable).parent
+    assert wrap_script(search_path=f"{bin_dir}:/usr/bin") == "ctxmode-wrap"
+    assert wrap_script(search_path="/usr/bin") == str(bin_dir / "ctxmode-wrap")
+    other = tmp_path / "ctxmode-wrap"
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    assert wrap_script(search_path=f"{tmp_path}:{bin_dir}") == str(bin_dir / "ctxmode-wrap")
+
+
+def test_a_bulky_run_is_remembered_for_the_project(tmp_path: Path) -> None:
+    from ctxmode.hooks import wrap_history
+
+    wrap("seq 1 3000", tmp_path)
+    wrap("echo small", tmp_path)
+    assert wrap_history.load(str(tmp_path)) == {"seq 1 3000"}
+
+
+@settings(max_examples=100)
+@given(words=st.lists(st.text(min_size=1).filter(lambda w: "\0" not in w), min_size=2, max_size=5))
+def test_several_words_are_joined_into_text_that_splits_back_into_them(words: list[str]) -> None:
+    import shlex
+
+    from ctxmode._wrap import parse_args
+
+    parsed = parse_args(["--host", "h", "--", *words])
+    assert parsed is not None and shlex.split(parsed[2]) == words

@@ -1,7 +1,8 @@
 """`ctxmode wrap COMMAND`: run a shell command; print small output as is, index big output.
 
-Routing rewrites bulky commands to the fast form of the same entry (`ctxmode._wrap`);
-this click command is for people and scripts: `ctxmode wrap -- 'pytest -q'`.
+Routing rewrites commands to the `ctxmode-wrap` console script (`ctxmode._wrap`), the
+import-light form of the same entry; this click command is for people and scripts:
+`ctxmode wrap -- 'pytest -q'`.
 """
 
 from __future__ import annotations
@@ -25,4 +26,4 @@ def command(host: str, project: str, command_text: str) -> None:
     """
     from ctxmode._wrap import main
 
-    main([host, project, command_text])
+    main(["--host", host, "--project", project, "--", command_text])

@@ -16,17 +16,14 @@ from __future__ import annotations
 import os
 
 from ctxmode.hooks import shell
+from ctxmode.hooks.wrappable import why_not_wrapped
 from ctxmode.policy.shell import Command, ShellScan, basename, scan
 
 BIG_LINES = 200  # `head -n`/`tail -n`/`--tail` counts above this are "big"
 LARGE_FILE_BYTES = 5_000  # the wrapper's default threshold: smaller files pass through anyway
-WRAPPED_MARK = "ctxmode._wrap"
+WRAPPED_MARKS = ("ctxmode._wrap", "ctxmode-wrap --host")
+WRAP_PREFIXES = ("ctxmode wrap", "ctxmode-wrap")
 
-CWD_BUILTINS = frozenset(("cd", "pushd", "popd"))
-INTERACTIVE = frozenset((
-    "vi", "vim", "nvim", "nano", "emacs", "top", "htop", "btop", "watch", "ssh", "man",
-    "tmux", "screen", "fzf", "ipython",
-))  # fmt: skip
 TEST_RUNNERS = frozenset((
     "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "rspec", "phpunit",
     "ctest", "karma", "playwright", "cypress", "nyc", "c8", "behave", "trial", "pest",
@@ -138,6 +135,44 @@ def _package_script(args: list[str]) -> bool:
     return script in ("t", "tst") or any(script.startswith(word) for word in SCRIPT_WORDS)
 
 
+INTERPRETERS = frozenset((
+    "bash", "sh", "zsh", "dash", "ksh", "node", "ruby", "perl", "php", "tsx", "ts-node", "Rscript",
+))  # fmt: skip
+# Runners whose `run X` (or bare target) is a project's own task: tests, builds, scripts.
+RUN_VERBS = {
+    "poetry": "run", "uv": "run", "pdm": "run", "hatch": "run", "pipenv": "run",
+    "rye": "run", "deno": "task", "composer": "run", "bundle": "exec",
+}  # fmt: skip
+TARGET_RUNNERS = frozenset(("just", "task", "rake", "invoke", "mage", "earthly", "nx", "turbo"))
+
+
+def _script_reason(name: str, argv: list[str], cwd: str) -> str | None:
+    """A project's own script, run by path or by an interpreter (`./run_tests.sh`, `bin/check`,
+    `bash test.sh`, `python manage.py test`)."""
+    program = argv[0]
+    if "/" in program and not program.startswith(("/usr/", "/bin/", "/sbin/", "/etc/")):
+        return f"a project script ({program})"
+    interpreted = name in INTERPRETERS or name.startswith("python")
+    operands = [arg for arg in argv[1:] if not arg.startswith("-")]
+    if not interpreted or not operands or any(a in ("-c", "-e", "-m") for a in argv[1:2]):
+        return None
+    script = operands[0]
+    path = script if os.path.isabs(script) else os.path.join(cwd, script)
+    return f"{name} {script}" if os.path.isfile(path) else None
+
+
+def _runner_reason(name: str, args: list[str]) -> str | None:
+    """A task runner's target or script: `npm run X`, `uv run X`, `just X`, `make X`."""
+    words = [arg for arg in args if not arg.startswith("-")]
+    if name in ("npm", "pnpm", "yarn", "bun") and (words[:1] in (["run"], ["run-script"])):
+        return f"{name} {' '.join(words[:2])}"
+    if name in RUN_VERBS and words[:1] == [RUN_VERBS[name]] and len(words) > 1:
+        return f"{name} {' '.join(words[:2])}"
+    if name in TARGET_RUNNERS:
+        return f"{name} {words[0]}" if words else name
+    return None
+
+
 def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None:
     """Why the simple command `argv` (wrappers resolved) is likely to print a lot, or None."""
     if not argv:
@@ -147,6 +182,9 @@ def bulky_reason(argv: list[str], cwd: str, user: list[list[str]]) -> str | None
         return "listed in CTXMODE_WRAP_COMMANDS"
     if name in TEST_RUNNERS:
         return "a test runner"
+    runs = _script_reason(name, argv, cwd) or _runner_reason(name, args)
+    if runs:
+        return runs
     if name in BUILD_TOOLS:
         return "a build or lint tool"
     if name.startswith("python") and args[:1] == ["-m"] and args[1:2] and args[1] in PYTHON_MODULES:
@@ -278,14 +316,6 @@ def _bounded_by_last_stage(command: Command) -> bool:
     )
 
 
-def _changes_cwd_or_needs_terminal(command: Command) -> bool:
-    return (
-        command.op == "&"  # a background job would outlive the wrapper's output
-        or command.program in CWD_BUILTINS
-        or command.program in INTERACTIVE
-    )
-
-
 def _pipelines(commands: list[Command]) -> list[list[Command]]:
     """The top-level commands grouped into pipelines (substitutions' output is captured)."""
     found: list[list[Command]] = []
@@ -300,29 +330,64 @@ def _pipelines(commands: list[Command]) -> list[list[Command]]:
     return [*found, current] if current else found
 
 
+def _every_part_bounded(command: str, found: ShellScan) -> bool:
+    """A list of commands each short by construction, nothing computed or nested."""
+    if any(token in command for token in shell.RAW_FORBIDDEN) or found.over_budget:
+        return False
+    return bool(found.commands) and all(
+        part.op not in ("&", "|", "|&") and shell.simple_is_bounded(part) for part in found.commands
+    )
+
+
+EVERY_COMMAND = "every command runs through the wrapper"
+HISTORY = "its output was over the threshold here before"
+
+
+def history_key(command: str) -> str:
+    """How a command is remembered by the project's history: its words, spaces collapsed."""
+    return " ".join(command.split())
+
+
 def wrap_reason(
-    command: str, cwd: str, user: list[list[str]] | None = None, found: ShellScan | None = None
+    command: str,
+    cwd: str,
+    user: list[list[str]] | None = None,
+    found: ShellScan | None = None,
+    *,
+    every: bool = False,
+    history: frozenset[str] | set[str] = frozenset(),
 ) -> str | None:
     """Why `command` should run through the wrapper, or None to leave it alone.
 
-    `found`: `scan(command)` when the caller has it already.
+    `found`: `scan(command)` when the caller has it already. `every`: wrap whatever the
+    wrapper runs unchanged (a host whose rewrite the model never sees), not only what is
+    predicted to be bulky. `history`: `history_key`s of this project's commands whose
+    output was over the threshold before.
     """
-    if WRAPPED_MARK in command or command.lstrip().startswith("ctxmode wrap"):
+    if any(mark in command for mark in WRAPPED_MARKS) or command.lstrip().startswith(WRAP_PREFIXES):
         return None
     scanned = found if found is not None else scan(command)
     if not command.strip() or shell.is_bounded(command, scanned):
-        return None
-    if scanned.over_budget:
+        return None  # short by construction
+    if every and _every_part_bounded(command, scanned):
+        return None  # `echo one && echo two`
+    if why_not_wrapped(command, scanned, cwd, check_names=False):
         return None
     user = user_commands() if user is None else user
     reason = None
+    unbounded = False
     for pipeline in _pipelines(scanned.commands):
-        if any(_changes_cwd_or_needs_terminal(part) for part in pipeline):
-            return None
         last = pipeline[-1]
         bounded = len(pipeline) > 1 and _bounded_by_last_stage(last)
-        if reason or bounded or _stdout_to_file(list(last.redirects)):
+        if bounded or _stdout_to_file(list(last.redirects)):
             continue
+        unbounded = True
         for part in pipeline:
             reason = reason or bulky_reason(list(part.argv), cwd, user)
-    return reason
+    if reason or not unbounded:
+        return reason
+    if history and history_key(command) in history:
+        return HISTORY
+    if every and not why_not_wrapped(command, scanned, cwd, check_names=True):
+        return EVERY_COMMAND
+    return None

@@ -41,6 +41,7 @@ def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         tool_search_bootstrap=platform.tool_search_bootstrap,
         read_window=platform.read_window if platform.can_modify_input else None,
         unusual_prefix=prefix != platform.tool_prefix(SERVER_NAME),
+        silent_rewrite=platform.can_modify_input and platform.rewrites_input(),
     )
 
 
@@ -53,6 +54,17 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
     from ctxmode.hooks.posttooluse import shape_output
 
     return shape_output(event, our_prefix(platform, event))
+
+
+def on_post_tool_use_failure(event: HookEvent, platform: Platform) -> Decision | None:
+    """A failed shell command (Claude Code and Qwen Code fire this, not PostToolUse, for a
+    non-zero exit; its output can't be replaced here): if it printed more than the
+    wrapper's threshold, remember it, so the next run goes through the wrapper even
+    where only predicted commands are wrapped."""
+    from ctxmode.hooks.posttooluse import remember_failed_bulky
+
+    remember_failed_bulky(event)
+    return None
 
 
 def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:
@@ -105,6 +117,7 @@ def _shows_context(event: HookEvent, platform: Platform) -> bool:
 HANDLERS = {
     ev.PRE_TOOL_USE: on_pre_tool_use,
     ev.POST_TOOL_USE: on_post_tool_use,
+    ev.POST_TOOL_USE_FAILURE: on_post_tool_use_failure,
     ev.SESSION_START: on_session_start,
     ev.PRE_COMPACT: on_pre_compact,
     ev.USER_PROMPT_SUBMIT: on_user_prompt_submit,

@@ -154,12 +154,38 @@ def cut_shell_output(event: HookEvent, tool_prefix: str) -> Decision | None:
     size = os.path.getsize(spilled) if spilled else len(text.encode("utf-8", "surrogatepass"))
     if size <= threshold():
         return None
+    _remember_bulky(event)
     from ctxmode.hooks.cut_output import cut
     from ctxmode.hooks.plugin_rules import ToolResult
 
     code = _stated_exit_code(text)
     result = ToolResult(text, exit_code=code, full_stdout_path=spilled or "")
     return cut(event, result, tool_prefix, "shell")
+
+
+def remember_failed_bulky(event: HookEvent) -> None:
+    """A failed shell command whose output (the host's `error` text) is over the wrapper's
+    threshold goes into the project's history."""
+    from ctxmode._wrap import threshold
+
+    error = event.raw.get("error")
+    if event.tool != "Bash" or not isinstance(error, str):
+        return
+    if len(error.encode("utf-8", "surrogatepass")) > threshold():
+        _remember_bulky(event)
+
+
+def _remember_bulky(event: HookEvent) -> None:
+    """Record the command in the project's history, so a host that cannot rewrite silently
+    wraps it before its next run (a command that already ran wrapped is not recorded)."""
+    from ctxmode.hooks.bulky import WRAPPED_MARKS
+
+    command = event.tool_input.get("command")
+    if isinstance(command, str) and not any(mark in command for mark in WRAPPED_MARKS):
+        from ctxmode.hooks import wrap_history
+        from ctxmode.hooks.bulky import split_leading_cd
+
+        wrap_history.record(event.project_dir, split_leading_cd(command)[1])
 
 
 SPILL_HEADER_CHARS = 400  # the host's own first lines, before any of the command's output

@@ -26,7 +26,7 @@ class Route:
 
     __slots__ = (
         "event", "mcp_ready", "pin_cwd", "prefix", "read_window", "tool_search_bootstrap",
-        "unusual_prefix",
+        "unusual_prefix", "wrap_every",
     )  # fmt: skip
 
     def __init__(
@@ -38,8 +38,10 @@ class Route:
         tool_search_bootstrap: bool,
         read_window: tuple[str, str] | None = None,
         unusual_prefix: bool = False,
+        wrap_every: bool = False,
     ) -> None:
         self.event = event
+        self.wrap_every = wrap_every
         self.prefix = prefix
         self.unusual_prefix = unusual_prefix
         self.mcp_ready = mcp_ready
@@ -57,6 +59,7 @@ def route_pre_tool_use(
     tool_search_bootstrap: bool = False,
     read_window: tuple[str, str] | None = None,
     unusual_prefix: bool = False,
+    silent_rewrite: bool = False,
 ) -> Decision | None:
     """The decision for one PreToolUse call, or None to let the tool run untouched.
 
@@ -64,15 +67,20 @@ def route_pre_tool_use(
     them); redirects to them are only made when True. `pin_cwd`,
     `tool_search_bootstrap` and `read_window` (the host's Read can be bounded by
     rewriting these (offset, limit) line keys) are host capabilities (see
-    `ctxmode.platforms`). `unusual_prefix`: `tool_prefix` is not the one the host gives
-    a server registered by `ctxmode setup` (a plugin's, or another name), so a wrapped
-    command must carry it to its notice.
+    `ctxmode.platforms`); `silent_rewrite`: the host runs a rewritten command without the
+    model seeing a deny, so every shell command the wrapper runs unchanged is wrapped
+    (unless CTXMODE_WRAP_EVERY is off), not only those predicted to be bulky.
+    `unusual_prefix`: `tool_prefix` is not the one the host gives a server registered by
+    `ctxmode setup` (a plugin's, or another name), so a wrapped command must carry it to
+    its notice.
     """
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
+    every = silent_rewrite and settings.flag(settings.WRAP_EVERY)
     route = Route(
-        event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window, unusual_prefix
-    )
+        event, tool_prefix, mcp_ready, pin_cwd, tool_search_bootstrap, read_window,
+        unusual_prefix, every,
+    )  # fmt: skip
     tool = canonical_tool_name(event.tool)
     handler = HANDLERS.get(tool)
     if handler is not None:
@@ -191,7 +199,9 @@ def _route_bash(route: Route) -> Decision | None:
 def _wrap_bulky(
     route: Route, command: str, found: ShellScan, summary: str, allowed_by: str = ""
 ) -> Decision | None:
-    """Run a likely-bulky command through `ctxmode wrap` (Tier 2 by rewrite).
+    """Run a command through the wrapper (Tier 2 by rewrite): every command the wrapper
+    runs unchanged where the rewrite is silent, else the likely-bulky ones (predicted, or
+    bulky before in this project).
 
     The decision is a rewrite whose `reason` gives the wrapped command: hosts that can
     modify a tool's input run it as is, the others deny with that reason. `allowed_by`:
@@ -210,16 +220,26 @@ def _wrap_bulky(
         from ctxmode.policy.shell import scan
 
         cwd, found = directory_after(cd_part, cwd), scan(rest)
-    why = wrap_reason(rest, cwd, found=found)
+    history: frozenset[str] = frozenset()
+    if not route.wrap_every:
+        from ctxmode.hooks import wrap_history
+
+        history = wrap_history.load(event.project_dir)
+    why = wrap_reason(rest, cwd, found=found, every=route.wrap_every, history=history)
     if why is None:
         return None
     from ctxmode.launch import wrapped_command
 
     prefix = route.prefix if route.unusual_prefix else None
-    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest, prefix)
+    wrapped = cd_part + wrapped_command(event.platform, event.project_dir, rest, cwd, prefix)
     meta = {"tool": "Bash", "type": "bash-wrapped", "bytes_avoided": 0, "summary": summary}
     if allowed_by:
         meta["allowed_by"] = allowed_by
+    elif route.wrap_every:
+        from ctxmode.hooks.wrappable import reads_only
+
+        if reads_only(found):  # a host that runs it without asking would ask for the rewrite
+            meta["read_only"] = True
     # Every key the command was read from (a parser may have copied `cmd` to `command`).
     keys = [key for key in SHELL_COMMAND_KEYS if key in event.tool_input] or ["command"]
     return Decision(

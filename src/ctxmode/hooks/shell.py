@@ -6,7 +6,7 @@ HTTP, build tools, and the structurally-bounded allowlist. No `re` on the hook p
 
 from __future__ import annotations
 
-from ctxmode.policy.shell import ShellScan, scan
+from ctxmode.policy.shell import Command, ShellScan, scan
 
 BUILD_TOOLS = frozenset(("gradlew", "gradle", "mvnw", "mvn", "sbt"))
 # Where an "output file" is really the terminal, so the response is printed.
@@ -354,7 +354,13 @@ def is_bounded(command: str, found: ShellScan | None = None) -> bool:
     if len(found.commands) != 1 or found.over_budget:
         return False
     only = found.commands[0]
-    if only.op or only.redirects or only.computed or only.depth:
+    return not only.op and simple_is_bounded(only)
+
+
+def simple_is_bounded(only: Command) -> bool:
+    """One simple command (no redirection, substitution or nesting) whose output is short
+    by construction."""
+    if only.redirects or only.computed or only.depth or not only.words:
         return False
     name, args = only.words[0], list(only.words[1:])
     if "--version" in args or args[:1] == ["-V"]:

@@ -28,6 +28,7 @@ SERVERS = ("mcpServers",)
 HOST_EVENTS = {
     "pretooluse": "PreToolUse",
     "posttooluse": "PostToolUse",
+    "posttoolusefailure": "PostToolUseFailure",
     "precompact": "PreCompact",
     "sessionstart": "SessionStart",
     "userpromptsubmit": "UserPromptSubmit",
@@ -37,6 +38,7 @@ HOST_EVENTS = {
 EVENTS = {
     "pretooluse": ev.PRE_TOOL_USE,
     "posttooluse": ev.POST_TOOL_USE,
+    "posttoolusefailure": ev.POST_TOOL_USE_FAILURE,
     "precompact": ev.PRE_COMPACT,
     "sessionstart": ev.SESSION_START,
     "userpromptsubmit": ev.USER_PROMPT_SUBMIT,
@@ -121,12 +123,18 @@ def _render_pre_tool_use(decision: Decision, rewrites: bool) -> HookOutput:
             return _deny(ev.redirect_reason(decision))
         if not rewrites:
             return HookOutput()  # the host would drop the new input anyway
-        allowed_by = (decision.meta or {}).get("allowed_by")
-        if allowed_by:
+        meta = decision.meta or {}
+        if meta.get("allowed_by") or meta.get("read_only"):
             # The host checks its rules on the rewritten command, which the user's rule for
-            # the original no longer matches: say allow, as that rule would have.
+            # the original no longer matches, and runs read-only commands without asking
+            # but cannot tell the rewrite is one: say allow, as it would have.
+            why = (
+                f"allowed by the user's rule {meta['allowed_by']}"
+                if meta.get("allowed_by")
+                else "a read-only command, which runs without asking"
+            )
             return common.hso("PreToolUse", permissionDecision="allow",
-                              permissionDecisionReason=f"allowed by the user's rule {allowed_by}",
+                              permissionDecisionReason=why,
                               updatedInput=decision.updated_input)  # fmt: skip
         if decision.context:  # e.g. a bounded read says where the whole file is
             return common.hso("PreToolUse", updatedInput=decision.updated_input,
@@ -152,6 +160,7 @@ def render(event: HookEvent, decision: Decision | None) -> HookOutput:
 MATCHERS = {
     "PreToolUse": "Bash|Read|Grep|WebFetch|Agent|Task|mcp__.*",
     "PostToolUse": "",
+    "PostToolUseFailure": "Bash",
     "PreCompact": "",
     "SessionStart": "",
     "UserPromptSubmit": "",

@@ -316,6 +316,7 @@ PLATFORM = Platform(
     tool_prefix=lambda server: "",  # members of a per-server namespace keep bare names
     can_deny=True,
     can_modify_input=True,  # from codex-cli 0.141.0 on; older ones get a deny
+    rewrites_input=rewrite_supported,
     can_replace_output=True,
     can_inject_context=True,
     installer=Installer(

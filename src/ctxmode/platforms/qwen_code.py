@@ -54,6 +54,7 @@ MATCHERS = {
     # No `agent`: the subagent block is a rewrite, which this host drops.
     "PreToolUse": "run_shell_command|read_file|read_many_files|grep_search|web_fetch|mcp__.*",
     "PostToolUse": "",
+    "PostToolUseFailure": "run_shell_command",
     "PreCompact": "",
     "SessionStart": "",
     "UserPromptSubmit": "",

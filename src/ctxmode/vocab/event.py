@@ -11,6 +11,7 @@ from __future__ import annotations
 # Canonical event names (host names are mapped onto these by each platform module).
 PRE_TOOL_USE = "pre_tool_use"
 POST_TOOL_USE = "post_tool_use"
+POST_TOOL_USE_FAILURE = "post_tool_use_failure"  # a tool call that failed (a non-zero exit)
 SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
 USER_PROMPT_SUBMIT = "user_prompt_submit"

@@ -139,7 +139,9 @@ class Platform(_Frozen):
     - capabilities, as the real host behaves: `can_deny` (block a call with a reason the
       model sees), `can_modify_input` (rewrite a tool's arguments), `can_replace_output`
       (PostToolUse replaces what the model receives), `can_inject_context` (context
-      added at session start reaches the model);
+      added at session start reaches the model); `rewrites_input()`: whether the host as
+      installed runs a rewritten input now (a version may decide; default
+      `can_modify_input`);
     - core switches: `pin_cwd` (pin our shell tools' `cwd` to the project dir),
       `tool_search_bootstrap` (MCP schemas load lazily, so subagents are told to load
       our tools first), `read_window` (the (offset, limit) line arguments of the host's
@@ -167,6 +169,7 @@ class Platform(_Frozen):
         "project_env",
         "read_window",
         "render",
+        "rewrites_input",
         "tool_prefix",
         "tool_search_bootstrap",
     )
@@ -186,6 +189,7 @@ class Platform(_Frozen):
     tool_search_bootstrap: bool
     plugin_host: bool
     read_window: tuple[str, str] | None
+    rewrites_input: Callable[[], bool]
     client_names: tuple[str, ...]
     project_env: tuple[str, ...]
     env_markers: tuple[str, ...]
@@ -212,6 +216,7 @@ class Platform(_Frozen):
         tool_search_bootstrap: bool = False,
         plugin_host: bool = False,
         read_window: tuple[str, str] | None = None,
+        rewrites_input: Callable[[], bool] | None = None,
         client_names: tuple[str, ...] = (),
         project_env: tuple[str, ...] = (),
         env_markers: tuple[str, ...] = (),
@@ -235,6 +240,7 @@ class Platform(_Frozen):
             tool_search_bootstrap=tool_search_bootstrap,
             plugin_host=plugin_host,
             read_window=read_window,
+            rewrites_input=rewrites_input or (lambda: can_modify_input),
             client_names=client_names,
             project_env=project_env,
             env_markers=env_markers,

@@ -6,10 +6,14 @@ paid on every wrapped command. Output is held in memory, as (stream, bytes) chun
 order they were read, while its total stays within a threshold; past it, both streams
 spill into two unnamed temporary files, so a 50 MB output costs disk, not memory.
 
-The child shares our cwd, environment, stdin and process group. SIGINT, SIGTERM and
+The child shares our cwd, environment, stdin and process group (so a host that kills
+the group on its timeout reaches it as it would the bare command). SIGINT, SIGTERM and
 SIGHUP sent to us are passed on to it; SIGPIPE and SIGXFSZ are reset to their defaults in
 it (Python ignores them, and a child would inherit that). After the child exits, the
-pipes are drained for at most DRAIN_AFTER_EXIT_S: a daemon it started may hold them open.
+pipes are drained for at most DRAIN_AFTER_EXIT_S: a process it started to keep running
+(a dev server, a daemon) may hold them open. Then those pipes are handed to a detached
+`cat` that reads them to the end: closing them instead would kill such a process with
+SIGPIPE at its next write, and the bare command would have let it live.
 
 When our stdout and stderr are the same file (a host reading both from one pipe), the
 child gets one pipe for both, so the bytes arrive interleaved exactly as without us;
@@ -228,5 +232,23 @@ def _pump(child: _Child, streams: dict[int, int], captured: Captured, threshold:
             deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
         elif deadline is not None and time.monotonic() >= deadline:
             break
+    if streams:
+        hand_over(list(streams))
     for fd in streams:
         os.close(fd)
+
+
+def hand_over(fds: list[int]) -> None:
+    """Start a detached reader (own session, no terminal) that drains `fds` until every
+    process still holding their write ends is gone."""
+    # below 10 (dash keeps its own descriptors from 10 up), and no source clobbered
+    targets = [fd for fd in range(3, 10) if fd not in fds][: len(fds)]
+    script = " & ".join(f"cat <&{fd} >/dev/null" for fd in targets) + " & wait"
+    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0)]
+    actions += [(os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)]
+    actions += [(os.POSIX_SPAWN_DUP2, fd, target) for fd, target in zip(fds, targets, strict=True)]
+    try:
+        os.posix_spawn("/bin/sh", ["sh", "-c", script], {"PATH": os.defpath}, file_actions=actions,
+                       setsid=True, setsigdef=(*_FORWARDED, *_RESET_IN_CHILD))  # fmt: skip
+    except OSError:
+        pass  # no reader: the pipes close with us, as before

@@ -23,10 +23,17 @@ def tool_prefix(host_id: str) -> str:
     return platform.tool_prefix(SERVER_NAME) if platform is not None else ""
 
 
+def _assignment(word: str) -> bool:
+    name, equals, _ = word.partition("=")
+    return bool(equals) and name.isidentifier()
+
+
 def command_label(command: str) -> str:
-    """A fresh label naming the command's first word, e.g. `cmd:pytest:20261201T150405-3f9a1c`."""
-    words = command.split()
-    return notice_label("cmd", words[0].rsplit("/", 1)[-1] if words else "", "shell")
+    """A fresh label naming the command's first word after any `NAME=value`, e.g.
+    `cmd:pytest:20261201T150405-3f9a1c`."""
+    words = [word for word in command.split() if not _assignment(word)]
+    first = words[0].rstrip(";&|").rsplit("/", 1)[-1] if words else ""
+    return notice_label("cmd", first, "shell")
 
 
 def wrapped_run(captured: Captured) -> CommandRun:

@@ -101,8 +101,9 @@ def test_user_scope_session_denies_curl_runs_ctx_execute_and_uninstalls(world: H
     routing_block_once(after_execute)
     named_tools_exist(after_execute.text(), ANY_OUR_TOOL, after_execute)
     registered = json.loads(settings.read_text())["hooks"]
-    # Every hook this session can fire ran; nothing else did.
-    assert hooks_that_ran(run) == set(registered) - {"PreCompact", "SessionEnd"}
+    # Every hook this session can fire ran (no call failed: no PostToolUseFailure); nothing else.
+    expected = set(registered) - {"PreCompact", "SessionEnd", "PostToolUseFailure"}
+    assert hooks_that_ran(run) == expected
 
     setup(world, "--uninstall")
     assert json.loads(settings.read_text()) == USERS_OWN_SETTINGS

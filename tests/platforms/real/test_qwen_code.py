@@ -60,7 +60,11 @@ def test_curl_is_denied_naming_a_tool_the_model_can_call(world: HostWorld) -> No
     qwen_code = load("qwen-code")
     registered = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
     wired = {qwen_code.events[name.lower()] for name in registered}
-    assert tallied_events("qwen-code", world.home) == wired - {"pre_compact"}  # no compaction here
+    # No compaction here, and no call failed.
+    assert tallied_events("qwen-code", world.home) == wired - {
+        "pre_compact",
+        "post_tool_use_failure",
+    }
     first, after_curl, after_execute = model.main_requests[:3]
     assert {OUR_NAME.format(tool=tool) for tool in OUR_TOOLS} <= offered(first)
     denied = after_curl.tool_results()[-1]

@@ -1,8 +1,10 @@
 """Tier 2 on the real command-hook hosts that allow it: a shell command's big output is
 replaced after it ran by the bounded notice, and one search finds a line from its middle.
 
-The command (`seq`) is not one routing rewrites, so the output reaches the host's
-post-tool hook whole; what the model received is read from the fake model's log.
+The command is not one routing rewrites (`seq` is not predicted to be bulky, and a bare
+assignment keeps it in the host's shell even where every command is wrapped), so the
+output reaches the host's post-tool hook whole; what the model received is read from the
+fake model's log.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, 
 from support.fake_model import Reply, Request
 from support.hosts import HostWorld
 
-COMMAND = "seq -f 'row %g of the big listing' 1 12000"  # ~300 KB, one fact per line
+COMMAND = "N=12000; seq -f 'row %g of the big listing' 1 $N"  # ~300 KB, one fact per line
 # Qwen Code's own capture of this output sometimes ends near row 6480 on a loaded box:
 # the row searched for lies before that, far from the notice's head and tail.
 MIDDLE = "row 3210 of the big listing"

@@ -1,0 +1,121 @@
+"""A project's own test script fails on the real hosts: its failures reach the model, its
+bulk does not.
+
+`./run_tests.sh` prints ~120 KB with 3 failing tests and exits 1. Claude Code and Qwen
+Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
+Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
+the command has to go through the wrapper before it runs: a silent rewrite on Claude
+Code and Codex, a deny naming the exact command on Qwen Code. The scripted model follows
+what each result says (the command to run instead, the search a notice names); what it
+received is read from the fake model's log.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from support.cli import ctx
+from support.debug_session import (
+    FAILING_TESTS,
+    HOSTS,
+    RUN_INSTEAD,
+    CompliantAgent,
+    Step,
+    _write_test_runner,
+    received,
+)
+from support.hosts import HostWorld
+
+SCRIPT = "./run_tests.sh"
+FAILURE_MESSAGE = "AssertionError: assert 41 == 42"
+NATIVE_BYTES = 120_000  # what the script prints
+BOUND = 24 * 1024  # tool-result bytes the model may get for it, search included
+
+
+def project_with_failing_script(work: Path) -> None:
+    (work / "tools").mkdir()
+    _write_test_runner(work / "tools" / "fake_pytest.py")
+    script = work / "run_tests.sh"
+    script.write_text('#!/bin/sh\nexec python3 "$(dirname "$0")/tools/fake_pytest.py" "$@"\n')
+    script.chmod(0o755)
+
+
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex"])
+def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
+    world: HostWorld, host: str
+) -> None:
+    project_with_failing_script(world.work)
+    HOSTS[host].prepare(world)
+    done = ctx("setup", host, cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED test")])
+    with world.fake_model([agent] * 8) as model:
+        run = HOSTS[host].run(world, model, "Run the project's tests")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    seen = "\n".join(results)
+    size = sum(len(result.encode("utf-8")) for result in results)
+    assert results, run.describe()
+    missing = [name for name in FAILING_TESTS if name not in seen]
+    assert not missing and FAILURE_MESSAGE in seen, (missing, seen[:3000])
+    assert size <= BOUND < NATIVE_BYTES, (size, [len(r) for r in results])
+    assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
+
+
+def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_code(
+    world: HostWorld,
+) -> None:
+    # Not predicted to be bulky: the first run reaches only PostToolUseFailure (Qwen Code
+    # fires no PostToolUse for a non-zero exit), which remembers it for the project.
+    command = "N=3; seq 1 3000; echo boom >&2; exit $N"
+    HOSTS["qwen-code"].prepare(world)
+    done = ctx("setup", "qwen-code", cwd=world.work, env=world.env())
+    assert done.returncode == 0, done.stderr
+    steps = [Step("first", "shell", command, "boom"), Step("again", "shell", command, "boom")]
+    agent = CompliantAgent(world.work, "", steps=steps)
+    with world.fake_model([agent] * 8) as model:
+        run = HOSTS["qwen-code"].run(world, model, "Run it twice")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    assert len(results) >= 3, run.describe()
+    assert RUN_INSTEAD not in results[0] and "2999" in results[0]  # ran as it was
+    assert RUN_INSTEAD in results[1] and f"-- '{command}'" in results[1]
+    notice = results[2]  # the wrapper's, under the host's header
+    assert "boom" in notice and "ctx_search(" in notice, notice
+    assert "1500\n" not in notice and len(notice.encode()) <= 2048 + 512, notice
+
+
+SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; printf tail; exit 3"
+
+
+def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
+    HOSTS[host].prepare(world)
+    if with_ctxmode:
+        done = ctx("setup", host, cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+    agent = CompliantAgent(world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x")])
+    with world.fake_model([agent] * 4) as model:
+        run = HOSTS[host].run(world, model, "Run it")
+    results = received(model.main_requests[-1]) if model.main_requests else []
+    assert results, run.describe()
+    result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
+    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
+    tmp_path: Path, netns: str | None, host: str
+) -> None:
+    # Both hosts rewrite silently, so the command runs through the wrapper.
+    bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
+    wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
+    assert "it broke" in bare
+    if host == "claude-code":  # one pipe for both streams: the bytes in the same order
+        assert wrapped == bare
+    else:  # Codex reads stdout and stderr from two pipes: each stream's order is kept, and
+        # which of two buffered writes to different pipes comes first is a race either way
+        assert sorted(wrapped.replace("tail", "\ntail").split("\n")) == sorted(
+            bare.replace("tail", "\ntail").split("\n")
+        )
+        assert wrapped.index("line one") < wrapped.index("line two") < wrapped.index("tail")
