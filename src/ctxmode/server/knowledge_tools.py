@@ -50,6 +50,17 @@ def render_hits(results, reply_cap: int = SEARCH_REPLY_CAP) -> str:
     return "\n\n".join(parts)
 
 
+def _throttle_key(state: ServerState, kb, source: str | None, queries: list[str]) -> str:
+    """What a search counts against: the session's searches, except that one scoped to a
+    source indexed since this server started (what a notice or a cut result asks for)
+    counts only against repeats of itself, so notices' searches are never starved while
+    a loop of the same call is still stopped."""
+    info = kb.get_source(source) if source else None
+    if info is None or info.indexed_at < state.started_at:
+        return state.session_key
+    return f"{state.session_key}\x00{source}\x00" + "\x00".join(sorted(queries))
+
+
 def handle_search(state: ServerState, args: dict) -> Reply:
     queries = a.as_str_list(args, "queries", None) or []
     legacy = a.as_str(args, "query", None)
@@ -61,17 +72,18 @@ def handle_search(state: ServerState, args: dict) -> Reply:
     source = a.as_str(args, "source", None)
     content_type = a.as_choice(args, "contentType", ("code", "prose"), None)
     sort = a.as_choice(args, "sort", ("relevance", "timeline"), "relevance")
-    verdict = state.throttle.check(state.session_key)
-    if verdict.blocked:
-        return Reply(
-            f"Search blocked: {verdict.call_number - 1} searches in the last "
-            f"{state.throttle.settings.window_s:.0f} s. Batch your questions into one call's "
-            f"`queries`, or use ctx_batch_execute. Retry in {verdict.retry_after_s:.0f} s.",
-            is_error=True,
-            saves_context=False,
-        )
-    per_query = 1 if verdict.reduced else limit
     with state.knowledge() as kb:
+        verdict = state.throttle.check(_throttle_key(state, kb, source, queries))
+        if verdict.blocked:
+            return Reply(
+                f"Search blocked: {verdict.call_number - 1} searches in the last "
+                f"{state.throttle.settings.window_s:.0f} s. Batch your questions into one "
+                f"call's `queries`, or use ctx_batch_execute. Retry in "
+                f"{verdict.retry_after_s:.0f} s.",
+                is_error=True,
+                saves_context=False,
+            )
+        per_query = 1 if verdict.reduced else limit
         if kb.chunk_count() == 0:
             return Reply(
                 "The knowledge base is empty: index something first (ctx_index, "
