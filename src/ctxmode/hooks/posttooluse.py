@@ -16,7 +16,7 @@ import time
 from ctxmode import paths, settings
 from ctxmode.hooks import throttle
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import is_external_mcp
+from ctxmode.vocab.toolnames import is_external_mcp, search_call
 
 HEAD_CHARS = 6_000
 TAIL_CHARS = 3_000
@@ -128,7 +128,7 @@ def shape_output(
         label = index_output(event, text)
         where = (
             f"The full output is indexed as source '{label}': query it with "
-            f"{tool_prefix}ctx_search(queries=[...], source='{label}')."
+            f"{search_call(tool_prefix + 'ctx_search', label)}."
         )
     except Exception as error:  # the store is unusable: keep the text as a file instead
         paths.append_log("hook-errors.log", f"indexing cut MCP output failed: {error!r}")
@@ -230,7 +230,7 @@ def note_bounded_read(
     lines = f"lines {start:,}–{start + max(count, 1) - 1:,}" + (f" of {total:,}" if total else "")
     note = (
         f"[ctxmode: this read shows {lines} of {path} ({size:,} bytes). The whole file is "
-        f"indexed as source '{label}': {tool_prefix}ctx_search(queries=[\"<what you need>\"], "
-        f'source="{label}"), then read only the lines you need (offset and limit).]'
+        f"indexed as source '{label}': {search_call(tool_prefix + 'ctx_search', label)}, then "
+        "read only the lines you need (offset and limit).]"
     )
     return Decision.replace_output(text.rstrip("\n") + "\n\n" + note)

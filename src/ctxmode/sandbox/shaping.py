@@ -27,7 +27,6 @@ from ctxmode.sandbox.output import StreamOutput
 
 INLINE_LIMIT = 5_000  # bytes of output returned as is
 NOTICE_BYTES = 2_048  # a notice that replaces a shell tool's output (wrapper, plugin hosts)
-SEARCH_CALL = '{prefix}ctx_search(queries=["<what you need>"], source="{label}")'
 REPLY_BUDGET = 4_900  # bytes the whole shaped reply stays under
 SEARCH_LIMIT = 5
 TERMS_LIMIT = 10
@@ -179,7 +178,7 @@ def shape_output(
     intent: str | None = None,
     label: str | None = None,
     knowledge: Knowledge | None = None,
-    search_hint: str = 'search it with ctx_search(queries=[...], source="{label}")',
+    search_hint: str = 'search it with ctx_search(queries=["<what you need>"], source="{label}")',
     budget: int = REPLY_BUDGET,
     inline_limit: int = INLINE_LIMIT,
 ) -> ShapedReply:

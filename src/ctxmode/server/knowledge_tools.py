@@ -9,6 +9,7 @@ from datetime import datetime
 from ctxmode.policy.secrets import explicit_redaction_off
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
+from ctxmode.vocab.toolnames import search_call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def handle_index(state: ServerState, args: dict) -> Reply:
 def _indexed_reply(state: ServerState, label: str, chunks: int, code: int, size: int) -> Reply:
     return Reply(
         f"Indexed {chunks} sections ({code} with code, {size:,} bytes) as source '{label}'. "
-        f"Search it with {state.search_tool}(queries=[...], source='{label}').",
+        f"Search it with {search_call(state.search_tool, label)}.",
         bytes_indexed=size,
         saves_context=False,
     )
@@ -173,7 +174,7 @@ def _describe_directory(outcome: DirectoryIndexResult, search_tool: str) -> str:
         f"'{outcome.label_prefix}:<file>'."
     ]
     lines.extend(skipped_lines(outcome))
-    lines.append(f"Search with {search_tool}(queries=[...], source='{outcome.label_prefix}').")
+    lines.append(f"Search with {search_call(search_tool, outcome.label_prefix)}.")
     return "\n".join(lines)
 
 
@@ -227,8 +228,10 @@ def handle_fetch(state: ServerState, args: dict) -> Reply:
             f"{counts['error']} failed."
         )
         text = "\n\n".join([head, *(_describe_fetch(o, BATCH_PREVIEW_CHARS) for o in outcomes)])
+    labels = [o.label for o in outcomes if o.status != "error" and o.label]
+    where = search_call(state.search_tool, labels[0] if len(labels) == 1 else "<label>")
     return Reply(
-        text + f"\n\nSearch with {state.search_tool}(queries=[...], source=<label>).",
+        text + f"\n\nSearch with {where}.",
         is_error=all(o.status == "error" for o in outcomes),
         bytes_processed=fetched,
         bytes_indexed=fetched,
