@@ -7,8 +7,8 @@ assertion or error line a few lines later (go test -v: before it, under `=== RUN
 Compilers and linters print `file:line[:col]: message` lines (rustc: the message above a
 `--> file:line:col` line; eslint: rows under a file's path). `FailureCollector.feed` takes
 complete lines in pieces of any size, as `DiagnosticCollector` does, and finds the lines
-that matter with one regex (C speed): only those and the few lines after each cost
-Python work.
+that may matter by searching for a few words (C speed): only those and the few lines after
+a failure's opening line cost Python work.
 
 `mark_blocks` puts a form feed line around each failure block of an output being indexed:
 the knowledge base's plain chunker starts a chunk there, so each failure is one search hit.
@@ -67,7 +67,6 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
     ("maven_list", r"\[ERROR\]   (?P<id>[\w.$]+?)(?::\d+)?(?: »)? (?P<msg>.+)$"),
     ("rust_error", r"(?P<msg>(?:error|warning)(?:\[\w+\])?: .+)$"),
-    ("path_line", r"(?P<path>[^\s:]+\.[A-Za-z]\w{0,7})[ \t]*$"),
     ("eslint", r"[ \t]+(?P<line>\d+:\d+)[ \t]+(?P<sev>error|warning)[ \t]+(?P<msg>.+)$"),
     (
         "compiler",
@@ -87,6 +86,12 @@ _BLOCK_OPENERS = frozenset(
     ("pytest_block", "unittest", "jest", "vitest", "numbered", "tap", "go_fail", "cargo_block", "gradle",
      "maven")
 )  # fmt: skip
+# Every rule's line holds one of these words (a numbered line only matters in a runner's
+# list of failures, and a linter's coded line is found by `_CODED`).
+_KEYS = ("__", "FAIL", "ERROR", "\u25cf", "There w", "Failures:", " failing", "not ok", "=== ",
+         ".go:", "---- ", "Time elapsed", "error", "warning")  # fmt: skip
+_CODED = re.compile(r":\d+(?::\d+)?:? [A-Z]{1,4}\d")
+_PATH_LINE = re.compile(r"[^\s:]+\.[A-Za-z]\w{0,7}[ \t]*$")
 _SEVERITY = re.compile(r"(?:fatal )?error\b|warning\b|[A-Z]{1,4}\d{2,5}\b|error TS\d+")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -123,7 +128,7 @@ class FailureCollector:
         self._follow: _Follow | None = None
         self._mode = ""  # which runner's numbered failures ("1) ...") are being listed
         self._jest_file = ""
-        self._path = ""
+        self._text, self._start = "", 0  # the piece being read and the current line's start
         self._go_running = ""
         self._go_messages: dict[str, str] = {}
 
@@ -134,11 +139,40 @@ class FailureCollector:
         if "\x1b[" in text:
             text = _ANSI.sub("", text)
         position = self._continue(text, 0) if self._follow else 0
-        while (found := _CANDIDATES.search(text, position)) is not None:
-            end = text.find("\n", found.start())
+        while position < len(text):
+            position = self._scan(text, position)
+
+    def _scan(self, text: str, position: int) -> int:
+        """Read the candidate lines from `position` on; where a runner's list of numbered
+        failures begins, stop and say where (its numbered lines are candidates from there)."""
+        mode = self._mode
+        for start in self._candidates(text, position):
+            if start < position:
+                continue  # read already, as a failure's following lines
+            end = text.find("\n", start)
             end = len(text) if end < 0 else end + 1
-            self._line(text[found.start() : end].rstrip("\r\n"))
+            self._text, self._start = text, start
+            self._line(text[start:end].rstrip("\r\n"))
             position = self._continue(text, end) if self._follow else end
+            if self._mode != mode:
+                return position
+        return len(text)
+
+    def _candidates(self, text: str, begin: int) -> list[int]:
+        """The starts of the lines from `begin` holding one of `_KEYS` (or a linter's code)."""
+        starts: set[int] = set()
+        keys = (*_KEYS, ") ") if self._mode else _KEYS
+        for key in keys:
+            position = text.find(key, begin)
+            while position >= 0:
+                starts.add(text.rfind("\n", 0, position) + 1)
+                line_end = text.find("\n", position)
+                if line_end < 0:
+                    break
+                position = text.find(key, line_end)
+        for found in _CODED.finditer(text, begin):
+            starts.add(text.rfind("\n", 0, found.start()) + 1)
+        return sorted(starts)
 
     def _continue(self, text: str, position: int) -> int:
         """Give the lines from `position` to the failure awaiting its message."""
@@ -401,11 +435,20 @@ class FailureCollector:
 
     def _on_eslint(self, g: dict, line: str) -> None:
         kind = ERROR if g["sev"] == "error" else WARNING
-        where = f"{self._path}:{g['line']}" if self._path else g["line"]
+        path = self._file_above()
+        where = f"{path}:{g['line']}" if path else g["line"]
         self._add(where, f"{g['sev']} {' '.join(g['msg'].split())}", kind, form="eslint")
 
-    def _on_path_line(self, g: dict, line: str) -> None:
-        self._path = g["path"]  # eslint names a file on a line of its own, its rows below
+    def _file_above(self) -> str:
+        """The path eslint names on a line of its own above its rows (within this piece)."""
+        text, end = self._text, self._start
+        while end > 0:
+            start = text.rfind("\n", 0, end - 1) + 1
+            line = text[start : end - 1]
+            if line.strip() and not line[0].isspace():
+                return line.strip() if _PATH_LINE.match(line) else ""
+            end = start
+        return ""
 
     def _on_compiler(self, g: dict, line: str) -> None:
         message = g["msg"].strip()
