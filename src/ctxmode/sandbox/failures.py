@@ -496,19 +496,28 @@ _BLOCK_ENDS = (
 )
 _OPENERS = "|".join(_unnamed(p) for name, p in _RULES if name in _BLOCK_OPENERS)
 _MARKS = re.compile(rf"^(?:(?P<open>{_OPENERS})|(?P<end>{'|'.join(_BLOCK_ENDS)}))", re.MULTILINE)
+# Jest indents a failure's whole block under its "  ●" line: the next line that is not
+# indented ends it, whatever follows the run's report. (Mocha's are not: an assertion's
+# message may go on at the line start.)
+_MARKS_INDENTED = re.compile(rf"{_MARKS.pattern}|^(?P<outdent>\S)", re.MULTILINE)
 
 
 def mark_blocks(pieces: Iterable[str]) -> Iterator[str]:
     """`pieces` (each ending at a line end) with a form feed line before each failure block's
     opening line and after the block, so that each block is indexed as one chunk."""
-    inside = False
+    inside = indented = False
     for piece in pieces:
-        start = 0
-        for found in _MARKS.finditer(piece):
+        start = position = 0
+        while True:
+            found = (_MARKS_INDENTED if indented else _MARKS).search(piece, position)
+            if found is None:
+                break
+            position = found.end() if found.end() > found.start() else found.end() + 1
             if found.group("open") is None and not inside:
                 continue
             yield piece[start : found.start()]
             yield PAGE_BREAK
             start = found.start()
             inside = found.group("open") is not None
+            indented = inside and found.group("open").lstrip().startswith("\u25cf")
         yield piece[start:]
