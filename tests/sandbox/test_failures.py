@@ -264,3 +264,21 @@ def test_every_failing_test_reaches_the_notice_wherever_it_is_printed(
     with project_knowledge(str(project)) as kb:
         hits = kb.search([name], limit=1, source=label)[0].hits
     assert hits and message in hits[0].snippet and name in hits[0].snippet, hits
+
+
+def test_a_reply_shaped_for_an_intent_leads_with_the_failures_too(project: Path) -> None:
+    from ctxmode.sandbox.output import StreamOutput
+    from ctxmode.sandbox.shaping import StoreKnowledge, shape_output
+
+    noise = "".join(NOISE_LINE.format(i % 40, i) for i in range(1_500))
+    text = noise + fixture("cargo") + noise
+    collector = DiagnosticCollector()
+    collector.feed(text)
+    stdout = StreamOutput(len(text.encode()), text)
+    run = CommandRun(101, kinds.ERROR, stdout, StreamOutput(0, ""), collector.result())
+    with project_knowledge(str(project)) as kb:
+        reply = shape_output(run, intent="slow tests", knowledge=StoreKnowledge(kb))
+    lines = reply.text.splitlines()
+    assert lines[1] == "--- 2 failing tests (each with its first error line) ---"
+    assert lines[2].startswith("tests::refund_rounds_half_even: assertion `left == right` failed")
+    assert lines[3].startswith("tests::parses_currency: index out of bounds")
