@@ -7,6 +7,7 @@ TAP reporter, generated on a dev box) or written from each runner's documented f
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable
@@ -282,3 +283,26 @@ def test_a_reply_shaped_for_an_intent_leads_with_the_failures_too(project: Path)
     assert lines[1] == "--- 2 failing tests (each with its first error line) ---"
     assert lines[2].startswith("tests::refund_rounds_half_even: assertion `left == right` failed")
     assert lines[3].startswith("tests::parses_currency: index out of bounds")
+
+
+FIXTURE_LINES = sorted({line for name in EXPECTED for line in fixture(name).splitlines()})
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.one_of(st.sampled_from(FIXTURE_LINES), st.text(max_size=60)), max_size=80),
+    cuts=st.lists(st.integers(0, 80), max_size=6),
+)
+def test_any_mix_of_runner_lines_is_read_the_same_whole_or_in_pieces(
+    lines: list[str], cuts: list[int]
+) -> None:
+    lines = [line.replace("\n", " ").replace("\r", " ") + "\n" for line in lines]
+    whole = FailureCollector()
+    whole.feed("".join(lines))
+    pieces = FailureCollector()
+    bounds = sorted({0, len(lines), *(min(c, len(lines)) for c in cuts)})
+    for start, end in itertools.pairwise(bounds):
+        pieces.feed("".join(lines[start:end]))
+    assert pieces.result() == whole.result()
+    failures, _ = whole.result()
+    assert all(len(f.test) <= 160 and len(f.message) <= 200 for f in failures)
