@@ -177,3 +177,5 @@ def test_replies_name_ctx_search_as_the_host_shows_it_under_the_2026_protocol_to
     for mode in ("auto", "legacy"):
         reply = mcp_run(scenario, client_name="claude-code", mode=mode)
         assert 'mcp__context-mode__ctx_search(queries=["<what you need>"], source="n")' in reply
+    copilot = mcp_run(scenario, client_name="copilot-cli")  # Copilot CLI 1.0.102's name
+    assert 'context-mode-ctx_search(queries=["<what you need>"], source="n")' in copilot
