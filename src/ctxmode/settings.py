@@ -113,7 +113,8 @@ SEARCH_WINDOW_MS = _declare(
 )  # fmt: skip
 SEARCH_MAX_RESULTS_AFTER = _declare(
     "CTXMODE_SEARCH_MAX_RESULTS_AFTER", "int", 3,
-    "Searches per window with full results; later ones get one result per query.",
+    "Searches per window with full results; later ones get one result per query. A search "
+    "scoped to a source indexed in this session counts only against its own repeats.",
     aliases=("CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER",), low=0,
 )  # fmt: skip
 SEARCH_BLOCK_AFTER = _declare(

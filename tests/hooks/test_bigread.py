@@ -79,3 +79,35 @@ def test_a_file_too_big_for_the_hook_is_indexed_in_the_background(
     decision = read(project, {"file_path": "src/big.py"}, WINDOW)
     assert decision.action == ev.MODIFY
     assert any("found me" in snippet for snippet in wait_for_label(project, "src/big.py"))
+
+
+def read_result(project: Path, tool_input: dict, content: str, start: int = 1) -> object:
+    """The PostToolUse decision for a Read whose result is `content` (Claude Code's shape)."""
+    from ctxmode.hooks.posttooluse import shape_output
+
+    output = {"type": "text", "file": {"filePath": tool_input["file_path"], "content": content,
+              "numLines": content.count("\n") + 1, "startLine": start, "totalLines": 3002}}  # fmt: skip
+    event = HookEvent("test", ev.POST_TOOL_USE, tool="Read", tool_input=tool_input,
+                      tool_output=output, session_id="s1", project_dir=str(project))  # fmt: skip
+    return shape_output(event, P, WINDOW)
+
+
+def test_a_bounded_reads_result_itself_says_where_the_whole_file_is(project: Path) -> None:
+    from ctxmode.hooks.posttooluse import replacement_like
+
+    head = "def function_0(value):\n    return value + 0"
+    decision = read_result(project, {"file_path": "src/big.py", "offset": 1, "limit": 2}, head)
+    assert decision.action == ev.REPLACE_OUTPUT and decision.context.startswith(head)
+    note = decision.context[len(head) :]
+    assert "lines 1–2 of 3,002" in note
+    assert f'{P}ctx_search(queries=["<what you need>"], source="src/big.py")' in note
+    replaced = replacement_like({"type": "text", "file": {"content": head, "numLines": 2}}, "x")
+    assert replaced == {"type": "text", "file": {"content": "x", "numLines": 2}}
+    # The model's own window of a file nobody indexed yet: indexed now, so the note is true.
+    assert any("found me" in snippet for snippet in wait_for_label(project, "src/big.py"))
+
+
+def test_reads_of_small_files_or_without_a_window_are_left_alone(project: Path) -> None:
+    (project / "small.py").write_text("x = 1\n")
+    assert read_result(project, {"file_path": "small.py", "offset": 1, "limit": 5}, "x = 1") is None
+    assert read_result(project, {"file_path": "src/big.py"}, "def function_0(value):") is None

@@ -165,3 +165,17 @@ def test_tool_replies_name_ctx_search_as_the_connecting_host_shows_it(mcp_run):
     assert "mcp_context-mode_ctx_search(queries=" in gemini
     unknown = mcp_run(scenario, client_name="some-new-host", mode="legacy")
     assert "with ctx_search(queries=" in unknown
+
+
+def test_replies_name_ctx_search_as_the_host_shows_it_under_the_2026_protocol_too(mcp_run):
+    """Claude Code 2.1.33x opens with `server/discover` and names itself on every request."""
+
+    async def scenario(session):
+        indexed, _ = await session.call("ctx_index", content="# Notes\nsome words", source="n")
+        return indexed
+
+    for mode in ("auto", "legacy"):
+        reply = mcp_run(scenario, client_name="claude-code", mode=mode)
+        assert 'mcp__context-mode__ctx_search(queries=["<what you need>"], source="n")' in reply
+    copilot = mcp_run(scenario, client_name="copilot-cli")  # Copilot CLI 1.0.102's name
+    assert 'context-mode-ctx_search(queries=["<what you need>"], source="n")' in copilot

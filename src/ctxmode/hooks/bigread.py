@@ -39,6 +39,21 @@ def index_file(real_path: str, project_root: str, label: str, size: int) -> bool
     return start_indexing(real_path, project_root, label)
 
 
+def ensure_indexed(real_path: str, project_root: str, label: str, size: int) -> bool:
+    """Whether the file is in its project's knowledge base (looked up; else indexed now, or
+    being indexed by the detached indexer); False (logged) when it could not be."""
+    try:
+        from ctxmode.store.knowledge import KnowledgeBase
+
+        with KnowledgeBase.open(project_root) as kb:
+            if kb.get_source(label) is not None:
+                return True
+    except Exception as error:  # an unusable store: say nothing rather than something false
+        paths.append_log("hook-errors.log", f"cannot look up {label}: {error!r}")
+        return False
+    return index_file(real_path, project_root, label, size)
+
+
 def start_indexing(real_path: str, project_root: str, label: str) -> bool:
     """Spawn the detached indexer; False (logged) if it could not start."""
     from ctxmode.launch import fast_module_argv

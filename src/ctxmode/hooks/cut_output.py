@@ -28,13 +28,13 @@ from ctxmode.sandbox.indexed_notice import (
 from ctxmode.sandbox.output import Spool, StreamOutput, summarize_spool
 from ctxmode.sandbox.shaping import (
     NOTICE_BYTES,
-    SEARCH_CALL,
     CommandRun,
     StoreKnowledge,
     fit_notice,
     head_lines,
 )
 from ctxmode.vocab.event import Decision, HookEvent
+from ctxmode.vocab.toolnames import search_call
 
 
 def _text_stream(text: str, collector: DiagnosticCollector) -> StreamOutput:
@@ -155,7 +155,7 @@ def cut_matches(
         f"[{tool_name} · {len(matches):,} matches in {files:,} files · {size:,} bytes shown "
         f'natively · every match indexed as "{label}" ({chunks} chunks)]'
     )
-    search = "Every match is searchable: " + SEARCH_CALL.format(prefix=prefix, label=label)
+    search = "Every match is searchable: " + search_call(prefix + "ctx_search", label)
     room = NOTICE_BYTES - len(header.encode()) - len(search.encode()) - 80
     per_file = _per_file(matches, room * 3 // 5)
     first = [row[:MATCH_ROW_CHARS] for row in "".join(_rows(matches[:20])).splitlines()]

@@ -7,6 +7,8 @@ our MCP tools' names, e.g. "mcp__context-mode__".
 
 from __future__ import annotations
 
+from ctxmode.vocab.toolnames import search_call
+
 DNS_RETRY = "Both have network access; retry once on a transient DNS/network error (EAI_AGAIN, ETIMEDOUT, ENETUNREACH)."
 
 
@@ -84,7 +86,7 @@ def wrap_instead(p: str, why: str, wrapped: str) -> str:
 
 
 def big_read(p: str, path: str, size: int, label: str, lines: int, *, bounded: bool) -> str:
-    search = f'{p}ctx_search(queries=["<what you need>"], source="{label}")'
+    search = search_call(p + "ctx_search", label)
     start = (
         f"ctxmode: {path} is {size:,} bytes, so this read shows its first {lines} lines."
         if bounded

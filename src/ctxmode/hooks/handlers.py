@@ -53,7 +53,8 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         return None
     from ctxmode.hooks.posttooluse import shape_output
 
-    return shape_output(event, our_prefix(platform, event))
+    window = platform.read_window if platform.can_modify_input else None
+    return shape_output(event, our_prefix(platform, event), window)
 
 
 def on_post_tool_use_failure(event: HookEvent, platform: Platform) -> Decision | None:

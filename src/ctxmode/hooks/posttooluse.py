@@ -16,7 +16,7 @@ import time
 from ctxmode import paths, settings
 from ctxmode.hooks import throttle
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import is_external_mcp
+from ctxmode.vocab.toolnames import is_external_mcp, search_call
 
 HEAD_CHARS = 6_000
 TAIL_CHARS = 3_000
@@ -66,6 +66,13 @@ def replacement_like(original: object, text: str) -> object:
         return text
     if isinstance(original, dict) and isinstance(original.get("stdout"), str):
         return {**original, "stdout": text, "stderr": ""}
+    read = original.get("file") if isinstance(original, dict) else None
+    if (
+        isinstance(original, dict)
+        and isinstance(read, dict)
+        and isinstance(read.get("content"), str)
+    ):
+        return {**original, "file": {**read, "content": text}}  # a file read
     if isinstance(original, dict):
         return {**original, "content": block}
     return block
@@ -115,10 +122,15 @@ def save_output(session_id: str, tool: str, text: str) -> str:
     return path
 
 
-def shape_output(event: HookEvent, tool_prefix: str) -> Decision | None:
-    """A replace-output decision for an oversized shell or external-MCP result, else None."""
+def shape_output(
+    event: HookEvent, tool_prefix: str, read_window: tuple[str, str] | None = None
+) -> Decision | None:
+    """A replace-output decision for an oversized shell or external-MCP result, or for a
+    bounded read of a big file (`read_window`: the host's line-window arguments), else None."""
     if event.tool == "Bash":
         return cut_shell_output(event, tool_prefix)
+    if event.tool == "Read" and read_window is not None:
+        return note_bounded_read(event, tool_prefix, read_window)
     if not is_external_mcp(event.tool):
         return None
     text = output_text(event.tool_output)
@@ -129,7 +141,7 @@ def shape_output(event: HookEvent, tool_prefix: str) -> Decision | None:
         what = f"Its first part ({stopped})" if stopped else "The full output"
         where = (
             f"{what} is indexed as source '{label}': query it with "
-            f"{tool_prefix}ctx_search(queries=[...], source='{label}')."
+            f"{search_call(tool_prefix + 'ctx_search', label)}."
         )
     except Exception as error:  # the store is unusable: keep the text as a file instead
         paths.append_log("hook-errors.log", f"indexing cut MCP output failed: {error!r}")
@@ -212,3 +224,52 @@ def _stated_exit_code(text: str) -> int | None:
 
     found = re.search(r"(?im)^exit code:\s*(-?\d+)\s*$", text)
     return int(found.group(1)) if found else None
+
+
+def read_content(output: object) -> tuple[str, int, int, int] | None:
+    """A file read's text, first line, line count and the file's total lines (0 if unsaid)."""
+    read = output.get("file") if isinstance(output, dict) else None
+    if not isinstance(read, dict) or not isinstance(read.get("content"), str):
+        return None
+    numbers = [read.get(key) for key in ("startLine", "numLines", "totalLines")]
+    start, count, total = (n if isinstance(n, int) else 0 for n in numbers)
+    return read["content"], start or 1, count, total
+
+
+def note_bounded_read(
+    event: HookEvent, tool_prefix: str, read_window: tuple[str, str]
+) -> Decision | None:
+    """A line window of a file over the read threshold (ours or the model's own) gets, inside
+    the result itself, where the whole file is indexed and the exact search call: context
+    added beside a result is easily missed. The file is indexed now if it is not yet."""
+    from ctxmode.hooks import bigread
+
+    found = read_content(event.tool_output)
+    path = event.tool_input.get("file_path")
+    if (
+        found is None
+        or not isinstance(path, str)
+        or not any(k in event.tool_input for k in read_window)
+    ):
+        return None
+    real = bigread.resolve(path, event.project_dir)
+    try:
+        size = os.path.getsize(real)
+    except OSError:
+        return None
+    if size <= bigread.read_threshold():
+        return None
+    from ctxmode import project
+
+    root = project.resolve_project_root(event.project_dir or None)
+    label = bigread.file_label(real, root)
+    if not bigread.ensure_indexed(real, root, label, size):
+        return None
+    text, start, count, total = found
+    lines = f"lines {start:,}–{start + max(count, 1) - 1:,}" + (f" of {total:,}" if total else "")
+    note = (
+        f"[ctxmode: this read shows {lines} of {path} ({size:,} bytes). The whole file is "
+        f"indexed as source '{label}': {search_call(tool_prefix + 'ctx_search', label)}, then "
+        "read only the lines you need (offset and limit).]"
+    )
+    return Decision.replace_output(text.rstrip("\n") + "\n\n" + note)

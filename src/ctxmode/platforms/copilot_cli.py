@@ -177,6 +177,7 @@ PLATFORM = Platform(
     parse=parse,
     render=render,
     tool_prefix=lambda server: f"{server}-",  # the host joins server and tool with a hyphen
+    client_names=("copilot-cli",),  # its MCP clientInfo.name (1.0.102)
     mcp_config=lambda project_dir: ((config_paths(project_dir)["mcp"], ("mcpServers",)),),
     can_deny=True,
     can_modify_input=True,

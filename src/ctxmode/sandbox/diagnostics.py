@@ -12,6 +12,8 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from ctxmode.sandbox.failures import Failure, FailureCollector
+
 # Candidate lines are found fast: ASCII-lowered bytes searched with `bytes.find` for each
 # keyword (C speed), plus one regex whose every branch starts with a literal.
 _KEYWORDS: tuple[bytes, ...] = (
@@ -39,6 +41,8 @@ _SUMMARY = re.compile(
     r"|^(?:OK|FAILED) \(.*\)\s*$"  # unittest, phpunit
     r"|^Found \d+ errors?"  # tsc, mypy
     r"|^\S*\s*\d+ problems? \("  # eslint
+    r"|^Tests: \d+, Assertions: \d+"  # phpunit
+    r"|^\d+ tests? completed, \d+ failed"  # Gradle
     r"|^\s*(?:\w+:\s*)?\d+ passed, \d+ failed",  # the plain form any runner may print
     re.IGNORECASE,
 )
@@ -61,6 +65,8 @@ class Diagnostics:
     lines: tuple[str, ...]
     omitted: int  # diagnostic lines dropped between the first and the last ones
     summary: str | None
+    failures: tuple[Failure, ...] = ()  # failing tests and compiler problems, each with its message
+    failures_omitted: int = 0  # more of them than were kept
 
 
 def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -78,9 +84,11 @@ class DiagnosticCollector:
         self._last: deque[str] = deque(maxlen=max_lines - self._first_limit)
         self._dropped = 0  # lines pushed out of `_last` (a later repeat may count again)
         self._summary: str | None = None
+        self._failures = FailureCollector()
 
     def feed(self, data: bytes | str) -> None:
         """Scan `data`, which must end at a line boundary (or be the final piece)."""
+        self._failures.feed(data)
         if isinstance(data, str):
             data = data.encode("utf-8", errors="replace")
         lowered = data.lower()  # ASCII only, so offsets stay aligned
@@ -124,10 +132,13 @@ class DiagnosticCollector:
         self._last.append(kept)
 
     def result(self) -> Diagnostics:
+        failures, failures_omitted = self._failures.result()
         return Diagnostics(
             lines=(*self._first, *self._last),
             omitted=self._dropped,
             summary=self._summary,
+            failures=failures,
+            failures_omitted=failures_omitted,
         )
 
 

@@ -13,13 +13,13 @@ from ctxmode.errors import CtxmodeError
 from ctxmode.sandbox.shaping import (
     INLINE_LIMIT,
     NOTICE_BYTES,
-    SEARCH_CALL,
     RunOutput,
     StoreKnowledge,
     fit_notice,
     shape_output,
     unique_label,
 )
+from ctxmode.vocab.toolnames import search_call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def index_with_notice(
     """Index `run`'s whole output under `label` in `project_dir`'s knowledge base; return
     its notice, `note` kept whole above the search call (`prefix`: the host's naming of our
     tools). Raises `IndexingFailed` when the output was not indexed."""
-    search = SEARCH_CALL.format(prefix=prefix, label=label)
+    search = search_call(prefix + "ctx_search", label)
     with project_knowledge(project_dir) as kb:
         reply = shape_output(
             run,

@@ -23,11 +23,11 @@ from typing import Any, Protocol
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox.budget import IndexGuard, call_cap
 from ctxmode.sandbox.diagnostics import Diagnostics, clip_line
+from ctxmode.sandbox.failures import ERROR, TEST, WARNING, Failure, mark_blocks
 from ctxmode.sandbox.output import StreamOutput
 
 INLINE_LIMIT = 5_000  # bytes of output returned as is
 NOTICE_BYTES = 2_048  # a notice that replaces a shell tool's output (wrapper, plugin hosts)
-SEARCH_CALL = '{prefix}ctx_search(queries=["<what you need>"], source="{label}")'
 REPLY_BUDGET = 4_900  # bytes the whole shaped reply stays under
 SEARCH_LIMIT = 5
 TERMS_LIMIT = 10
@@ -179,7 +179,7 @@ def shape_output(
     intent: str | None = None,
     label: str | None = None,
     knowledge: Knowledge | None = None,
-    search_hint: str = 'search it with ctx_search(queries=[...], source="{label}")',
+    search_hint: str = 'search it with ctx_search(queries=["<what you need>"], source="{label}")',
     budget: int = REPLY_BUDGET,
     inline_limit: int = INLINE_LIMIT,
 ) -> ShapedReply:
@@ -262,12 +262,13 @@ def indexable_pieces(run: RunOutput) -> Iterator[str]:
     """The whole output in bounded pieces (stdout, then a marked stderr section) to index.
 
     Streamed from the spool files, so a 50 MB output is indexed in full without ever
-    being held in memory: nothing the reply cuts is lost to a later search.
+    being held in memory: nothing the reply cuts is lost to a later search. Each failing
+    test's block is marked off (`mark_blocks`), so it is one chunk: one search hit.
     """
-    yield from run.stdout.iter_text()
+    yield from mark_blocks(run.stdout.iter_text())
     if run.stderr.byte_count:
         yield "\n--- stderr ---\n"
-        yield from run.stderr.iter_text()
+        yield from mark_blocks(run.stderr.iter_text())
 
 
 def _header(run: RunOutput, label: str | None, chunks: int) -> str:
@@ -282,9 +283,21 @@ def _header(run: RunOutput, label: str | None, chunks: int) -> str:
     return f"[{_exit_text(run)} · {run.classification} · {sizes} · {where}]"
 
 
-def _diagnostic_block(run: RunOutput, budget: int, visible: str) -> str:
-    """Diagnostic lines not already visible, within `budget` bytes."""
-    lines = [line for line in run.diagnostics.lines if line.strip() and line not in visible]
+def _shown_failures(run: RunOutput, block: str) -> tuple[str, ...]:
+    """The ids and messages of the failures `block` shows (lines naming them add nothing)."""
+    shown = [f for f in run.diagnostics.failures if f.test in block]
+    return tuple(x for f in shown for x in (f.test.rsplit("::", 1)[-1], f.message) if x)
+
+
+def _diagnostic_block(
+    run: RunOutput, budget: int, visible: str, shown: tuple[str, ...] = ()
+) -> str:
+    """Diagnostic lines not already visible (nor about a failure `shown`), within `budget`."""
+    lines = [
+        line
+        for line in run.diagnostics.lines
+        if line.strip() and line not in visible and not any(part in line for part in shown)
+    ]
     if not lines:
         return ""
     kept: list[str] = []
@@ -300,6 +313,50 @@ def _diagnostic_block(run: RunOutput, budget: int, visible: str) -> str:
     return "--- errors and diagnostics ---\n" + "\n".join(kept) + more
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _failures_title(failures: tuple[Failure, ...], omitted: int) -> str:
+    counts = {kind: sum(f.kind == kind for f in failures) for kind in (TEST, ERROR, WARNING)}
+    counts[TEST if counts[TEST] else ERROR] += omitted
+    parts = [_plural(counts[TEST], "failing test") if counts[TEST] else "",
+             _plural(counts[ERROR], ERROR) if counts[ERROR] else "",
+             _plural(counts[WARNING], WARNING) if counts[WARNING] else ""]  # fmt: skip
+    return "--- " + ", ".join(p for p in parts if p) + " (each with its first error line) ---"
+
+
+def failure_block(diagnostics: Diagnostics, budget: int) -> str:
+    """Each failing test (or compiler problem) with its first error line, within `budget`
+    bytes: those that do not fit with their message are named, the rest counted."""
+    failures = diagnostics.failures
+    if not failures:
+        return ""
+    title = _failures_title(failures, diagnostics.failures_omitted)
+    reserve = 110  # the line counting what is not shown
+    used = _size(title) + 1
+    shown: list[str] = []
+    for failure in failures:
+        line = f"{failure.test}: {failure.message}" if failure.message else failure.test
+        if used + _size(line) + 1 > budget - reserve:
+            break
+        shown.append(line)
+        used += _size(line) + 1
+    rest = failures[len(shown) :]
+    names: list[str] = []
+    for failure in rest:
+        if used + _size(failure.test) + 2 > budget - reserve:
+            break
+        names.append(failure.test)
+        used += _size(failure.test) + 2
+    if names:
+        shown.append("also: " + ", ".join(names))
+    missing = len(rest) - len(names) + diagnostics.failures_omitted
+    if missing:
+        shown.append(f"… {missing} more not shown: each is one block of the indexed output")
+    return "\n".join([title, *shown])
+
+
 def _cut_reply(
     run: RunOutput, label: str | None, chunks: int, hint: str, budget: int = REPLY_BUDGET
 ) -> str:
@@ -309,9 +366,12 @@ def _cut_reply(
     trailer = "\n".join(part for part in (_notes(run).strip(), hint) if part)
     fixed = _size(header) + _size(summary) + _size(trailer) + 200  # titles and separators
     room = max(budget - fixed, 600)
+    failures = failure_block(run.diagnostics, room * 3 // 5)
+    room = max(room - _size(failures), 300)
     main, other = (run.stdout, run.stderr) if not run.stdout.is_blank else (run.stderr, run.stdout)
     other_text = "" if other.is_blank else tail_lines(_stream_tail(other), room // 5)
-    diagnostics = _diagnostic_block(run, room * 2 // 5, other_text + summary)
+    shown = _shown_failures(run, failures)
+    diagnostics = _diagnostic_block(run, room * 2 // 5, other_text + summary, shown)
     left = room - _size(other_text) - _size(diagnostics)
     head_text = head_lines(_stream_head(main), left * 2 // 5)
     rest = _stream_tail(main) if not main.complete else main.head[len(head_text) :]
@@ -319,6 +379,7 @@ def _cut_reply(
     other_name = "stderr" if main is run.stdout else "stdout"
     parts = [
         header,
+        failures,
         "--- first lines ---\n" + head_text.rstrip("\n"),
         diagnostics,
         ("--- last lines ---\n" + tail_text.rstrip("\n")) if tail_text.strip() else "",
@@ -413,8 +474,11 @@ def _intent_reply(
     ]
     fixed = _size(header) + sum(_size(part) + 1 for part in tail)
     room = max(REPLY_BUDGET - fixed, 800)
+    failures = failure_block(run.diagnostics, room * 2 // 5)
+    room = max(room - _size(failures), 500)
     found = head_lines(found, room * 60 // 100)
-    diagnostics = _diagnostic_block(run, room - _size(found) - 40, found)
+    shown = _shown_failures(run, failures)
+    diagnostics = _diagnostic_block(run, room - _size(found) - 40, found, shown)
     if not blocks and not diagnostics:
         found += "\n--- last lines ---\n" + tail_lines(_stream_tail(run.stdout), room // 3)
-    return "\n".join(part for part in [header, found, diagnostics, *tail] if part)
+    return "\n".join(part for part in [header, failures, found, diagnostics, *tail] if part)

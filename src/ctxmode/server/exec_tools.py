@@ -14,6 +14,7 @@ from ctxmode.server import arguments as a
 from ctxmode.server.knowledge_tools import render_hits
 from ctxmode.server.state import Reply, ServerState
 from ctxmode.store.knowledge import StoreInputError
+from ctxmode.vocab.toolnames import search_call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def _shaped_reply(state: ServerState, run: ExecResult, intent: str | None, kind:
             intent=intent,
             label=unique_label(kind),
             knowledge=knowledge,
-            search_hint=f'search it with {state.search_tool}(queries=[...], source="{{label}}")',
+            search_hint="search it with " + search_call(state.search_tool, "{label}"),
         )
     finally:
         knowledge.close()
@@ -224,7 +225,7 @@ def handle_batch(state: ServerState, args: dict) -> Reply:
         failed = all(section.result is None or section.result.is_error for section in sections)
     if terms:
         lines.append("\nSearchable terms for follow-up: " + ", ".join(terms))
-    lines.append(f"Follow up with {state.search_tool}(queries=[...], source='{label}').")
+    lines.append(f"Follow up with {search_call(state.search_tool, label)}.")
     return Reply(
         "\n".join(lines),
         is_error=failed,

@@ -81,10 +81,24 @@ class PerClientInstructions:
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
-        if ctx.method == "initialize" and isinstance(result, dict):
-            info = (ctx.params or {}).get("clientInfo")
-            name = str((info.get("name") if isinstance(info, dict) else "") or "")[:200]
+        name = _client_name(ctx.params)
+        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
             platform, prefix = client_prefix(name, self.state.project_root)
-            result["instructions"] = _instructions(platform, prefix)
+            if ctx.method == "initialize" or "instructions" in result:
+                result["instructions"] = _instructions(platform, prefix)
             self.state.search_tool = prefix + "ctx_search"
+        elif name and self.state.search_tool == "ctx_search":
+            # The 2026 protocol may skip both and name the client on every request instead.
+            self.state.search_tool = client_prefix(name, self.state.project_root)[1] + "ctx_search"
         return result
+
+
+def _client_name(params: Any) -> str:
+    """The client's name from a request's `clientInfo`, or (2026 protocol) its `_meta`."""
+    if not isinstance(params, dict):
+        return ""
+    info = params.get("clientInfo")
+    meta = params.get("_meta")
+    if not isinstance(info, dict) and isinstance(meta, dict):
+        info = meta.get("io.modelcontextprotocol/clientInfo")
+    return str((info.get("name") if isinstance(info, dict) else "") or "")[:200]

@@ -9,11 +9,13 @@ from datetime import datetime
 from ctxmode.policy.secrets import explicit_redaction_off
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
+from ctxmode.vocab.toolnames import search_call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxmode.fetch.service import FetchOutcome
     from ctxmode.store.directory import DirectoryIndexResult
+    from ctxmode.store.knowledge import KnowledgeBase
     from ctxmode.store.records import QueryResult
 
 SEARCH_REPLY_CAP = 40_000
@@ -52,6 +54,19 @@ def render_hits(results: list[QueryResult], reply_cap: int = SEARCH_REPLY_CAP) -
     return "\n\n".join(parts)
 
 
+def _throttle_key(
+    state: ServerState, kb: KnowledgeBase, source: str | None, queries: list[str]
+) -> str:
+    """What a search counts against: the session's searches, except that one scoped to a
+    source indexed since this server started (what a notice or a cut result asks for)
+    counts only against repeats of itself, so notices' searches are never starved while
+    a loop of the same call is still stopped."""
+    info = kb.get_source(source) if source else None
+    if info is None or info.indexed_at < state.started_at:
+        return state.session_key
+    return f"{state.session_key}\x00{source}\x00" + "\x00".join(sorted(queries))
+
+
 def handle_search(state: ServerState, args: dict) -> Reply:
     queries = a.as_str_list(args, "queries", None) or []
     legacy = a.as_str(args, "query", None)
@@ -63,17 +78,18 @@ def handle_search(state: ServerState, args: dict) -> Reply:
     source = a.as_str(args, "source", None)
     content_type = a.as_choice(args, "contentType", ("code", "prose"), None)
     sort = a.as_choice(args, "sort", ("relevance", "timeline"), "relevance")
-    verdict = state.throttle.check(state.session_key)
-    if verdict.blocked:
-        return Reply(
-            f"Search blocked: {verdict.call_number - 1} searches in the last "
-            f"{state.throttle.settings.window_s:.0f} s. Batch your questions into one call's "
-            f"`queries`, or use ctx_batch_execute. Retry in {verdict.retry_after_s:.0f} s.",
-            is_error=True,
-            saves_context=False,
-        )
-    per_query = 1 if verdict.reduced else limit
     with state.knowledge() as kb:
+        verdict = state.throttle.check(_throttle_key(state, kb, source, queries))
+        if verdict.blocked:
+            return Reply(
+                f"Search blocked: {verdict.call_number - 1} searches in the last "
+                f"{state.throttle.settings.window_s:.0f} s. Batch your questions into one "
+                f"call's `queries`, or use ctx_batch_execute. Retry in "
+                f"{verdict.retry_after_s:.0f} s.",
+                is_error=True,
+                saves_context=False,
+            )
+        per_query = 1 if verdict.reduced else limit
         if kb.chunk_count() == 0:
             return Reply(
                 "The knowledge base is empty: index something first (ctx_index, "
@@ -148,7 +164,7 @@ def handle_index(state: ServerState, args: dict) -> Reply:
 def _indexed_reply(state: ServerState, label: str, chunks: int, code: int, size: int) -> Reply:
     return Reply(
         f"Indexed {chunks} sections ({code} with code, {size:,} bytes) as source '{label}'. "
-        f"Search it with {state.search_tool}(queries=[...], source='{label}').",
+        f"Search it with {search_call(state.search_tool, label)}.",
         bytes_indexed=size,
         saves_context=False,
     )
@@ -164,8 +180,10 @@ def _describe_directory(outcome: DirectoryIndexResult, search_tool: str) -> str:
         f"as sources '{outcome.labels_text}'."
     ]
     lines.extend(skipped_lines(outcome) + replaced_lines(outcome))
-    scope = f", source='{outcome.source_filter}'" if outcome.source_filter else ""
-    lines.append(f"Search with {search_tool}(queries=[...]{scope}).")
+    if outcome.source_filter:
+        lines.append(f"Search with {search_call(search_tool, outcome.source_filter)}.")
+    else:
+        lines.append(f"Search with {search_tool}(queries=[...]).")
     return "\n".join(lines)
 
 
@@ -219,8 +237,10 @@ def handle_fetch(state: ServerState, args: dict) -> Reply:
             f"{counts['error']} failed."
         )
         text = "\n\n".join([head, *(_describe_fetch(o, BATCH_PREVIEW_CHARS) for o in outcomes)])
+    labels = [o.label for o in outcomes if o.status != "error" and o.label]
+    where = search_call(state.search_tool, labels[0] if len(labels) == 1 else "<label>")
     return Reply(
-        text + f"\n\nSearch with {state.search_tool}(queries=[...], source=<label>).",
+        text + f"\n\nSearch with {where}.",
         is_error=all(o.status == "error" for o in outcomes),
         bytes_processed=fetched,
         bytes_indexed=fetched,

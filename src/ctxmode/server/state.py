@@ -46,6 +46,7 @@ class ServerState:
     project_root: str
     session_key: str
     throttle: SearchThrottle = field(default_factory=SearchThrottle)
+    started_at: float = field(default_factory=time.time)  # sources indexed since are this session's
     client: str = ""  # the MCP client's name, learnt from its first tool call
     # `ctx_search` as the connected client shows it to the model (set at initialize)
     search_tool: str = "ctx_search"

@@ -8,6 +8,7 @@ chunkers are generators over lines, so a 100 MB file streams through them.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -277,8 +278,48 @@ def _windows(lines: list[str]) -> Iterator[list[str]]:
         yield lines[start : start + WINDOW_LINES]
 
 
+class _Pages:
+    """Lines split at form feed lines (page breaks), one page at a time."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.ended = False
+
+    def page(self) -> Iterator[str]:
+        for line in self._lines:
+            if line.rstrip("\r\n") == "\f":
+                return
+            yield line
+        self.ended = True
+
+
 def iter_plain(lines: Iterable[str]) -> Iterator[Chunk]:
-    """Plain text: paragraphs packed up to ~2 KB; long paragraphs as overlapping line windows."""
+    """Plain text: paragraphs packed up to ~2 KB; long paragraphs as overlapping line windows.
+
+    A form feed line is a page break: a page after one is a chunk of its own when it fits
+    the cap (a command's output marks each failing test's block so: one search hit each).
+    """
+    pages = _Pages(lines)
+    yield from _iter_paragraphs(pages.page())
+    while not pages.ended:
+        page = pages.page()
+        head: list[str] = []
+        size = 0
+        for line in page:
+            head.append(line)
+            size += nbytes(line)
+            if size > MAX_CHUNK_BYTES:
+                break
+        if size > MAX_CHUNK_BYTES:
+            yield from _iter_paragraphs(itertools.chain(head, page))
+            continue
+        content = "".join(head).strip("\n")
+        if content.strip():
+            yield Chunk(_first_line(content), content, "prose")
+
+
+def _iter_paragraphs(lines: Iterable[str]) -> Iterator[Chunk]:
+    """Paragraphs packed up to ~2 KB; long paragraphs as overlapping line windows."""
     buf: list[str] = []
     size = 0
     para: list[str] = []

@@ -46,6 +46,13 @@ OWN_TOOLS = frozenset(
         "ctx_fetch_and_index", "ctx_stats", "ctx_doctor", "ctx_purge", "ctx_upgrade", "ctx_insight",
     )
 )  # fmt: skip
+
+
+def search_call(search_tool: str, label: str) -> str:
+    """The exact call that searches one indexed source, for a model to copy from a result."""
+    return f'{search_tool}(queries=["<what you need>"], source="{label}")'
+
+
 SERVER_NAME = "context-mode"  # the MCP server name `ctxmode setup` registers
 OWN_SERVER_MARKERS = ("context-mode", "context_mode", "ctxmode")
 SEPARATORS = ("__", "/", ":", "_", "-")

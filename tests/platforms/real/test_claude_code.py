@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ctxmode.hooks import guidance
 from support.cli import ctx
-from support.fake_model import FakeModel, Request, call, reply
+from support.fake_model import FakeModel, Reply, Request, call, reply
 from support.host_checks import (
     execute_named_tool,
     named_tools_exist,
@@ -228,3 +228,34 @@ def test_rules_on_meaning_and_printed_downloads_hold_in_the_real_host(world: Hos
     assert "Bash(rm -rf *)" in after_rm.tool_results()[-1]
     assert "was not run" in after_curl.tool_results()[-1]
     assert (victim / "keep.txt").read_text() == "still here\n"
+
+
+def test_a_bounded_read_says_inside_its_result_where_the_rest_is_and_the_search_finds_it(
+    world: HostWorld,
+) -> None:
+    from support.debug_session import SEARCH_CALL
+
+    npm_host("claude-code", "claude")
+    trust_work_dir(world)
+    setup(world)
+    source = world.work / "src" / "billing.py"  # ~60 KB: over the read threshold
+    source.parent.mkdir()
+    code = [f"def rule_{i}(amount, rate):\n    return round(amount * rate + {i}, 2)\n\n"
+            for i in range(860)]  # fmt: skip
+    code[700] = "RETRY_BUDGET_SECONDS = 7429\n\n"  # line 2101: far past the bounded window
+    source.write_text("".join(code))
+
+    def search_as_the_result_says(request: Request) -> Reply:
+        found = SEARCH_CALL.search(request.tool_results()[-1])  # the result itself, not beside it
+        if found is None:
+            return reply("the read said nothing about the rest")
+        return call(found.group(1), queries=["RETRY_BUDGET_SECONDS"], source=found.group(2))
+
+    turns = [call("Read", file_path=str(source)), search_as_the_result_says, reply("done")]
+    with world.fake_model(turns) as model:
+        claude(world, model, "Find the retry budget", "--allowedTools", "Read")
+
+    read_result = model.main_requests[1].tool_results()[-1]
+    assert "300\t" in read_result and "2101\t" not in read_result  # bounded: the head only
+    assert 'ctx_search(queries=["<what you need>"], source="src/billing.py")' in read_result
+    assert "RETRY_BUDGET_SECONDS = 7429" in model.main_requests[2].tool_results()[-1]

@@ -12,7 +12,7 @@ from support.hosts import HostWorld
 TARGET_FLOOR = 24 * 1024
 
 
-@pytest.mark.parametrize("host", ["claude-code", "qwen-code"])
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", "gemini-cli", "copilot-cli"])
 def test_every_fact_reaches_the_model_in_at_most_half_the_bytes(
     tmp_path: Path, netns: str | None, host: str
 ) -> None:
