@@ -26,7 +26,12 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from ctxmode.server.tools import TOOL_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -245,3 +250,39 @@ def test_setup_doctor_and_uninstall_as_readme_says(installed, project):
         assert undone.returncode == 0, undone.stderr
     assert tree(installed.home, skip=(".local",)) == home_before
     assert tree(project) == project_before
+
+
+def test_the_mcp_server_setup_registers_answers_from_the_installed_package(installed, project):
+    params = StdioServerParameters(
+        command=str(installed.venv / "bin" / "ctxmode"), args=["serve"],
+        env=installed.env, cwd=str(project),
+    )  # fmt: skip
+
+    async def main() -> None:
+        with open(os.devnull, "w") as errlog:
+            transport = stdio_client(params, errlog=errlog)
+            async with Client(transport, mode="legacy", read_timeout_seconds=120) as client:
+                listed = {tool.name for tool in (await client.list_tools()).tools}
+                assert listed == set(TOOL_NAMES)
+                arguments = {"content": "# Notes\nthe okapi widget", "source": "notes"}
+                assert not (await client.call_tool("ctx_index", arguments)).is_error
+                found = await client.call_tool("ctx_search", {"queries": ["okapi"]})
+                assert "okapi widget" in str(found.content)
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("host", ["opencode", "pi", "openclaw", "dsh"])
+def test_plugin_hosts_get_the_wheel_s_shims_and_uninstall_leaves_home_as_it_was(
+    installed, project, host
+):
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        shims = {wheel.read(n) for n in wheel.namelist() if n.startswith("ctxmode/plugins/")}
+    before = tree(installed.home, skip=(".local",))
+    done = installed.run("setup", host, cwd=project)
+    assert done.returncode == 0, done.stderr
+    written = tree(installed.home, skip=(".local",))
+    scripts = {name: text for name, text in written.items() if name.endswith(".js")}
+    assert scripts and all(text in shims for text in scripts.values()), sorted(scripts)
+    assert installed.run("setup", host, "--uninstall", cwd=project).returncode == 0
+    assert tree(installed.home, skip=(".local",)) == before
