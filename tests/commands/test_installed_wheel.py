@@ -286,3 +286,14 @@ def test_plugin_hosts_get_the_wheel_s_shims_and_uninstall_leaves_home_as_it_was(
     assert scripts and all(text in shims for text in scripts.values()), sorted(scripts)
     assert installed.run("setup", host, "--uninstall", cwd=project).returncode == 0
     assert tree(installed.home, skip=(".local",)) == before
+
+
+def test_two_terminals_in_one_workspace_reach_the_same_session(installed, project):
+    assert installed.run("run", "--", "echo", "okapi", cwd=project).stdout == "okapi\n"
+    other = subprocess.run(
+        ["/bin/sh", "-c", "ctxmode run -- echo zebra"], cwd=project, env=installed.env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert other.stdout == "zebra\n"
+    [session] = installed.run("session", "list", cwd=project).stdout.splitlines()
+    assert "\t2 entries\t" in session and session.endswith(f"\t{project}")
