@@ -242,6 +242,7 @@ def test_setup_doctor_and_uninstall_as_readme_says(installed, project):
 
     assert installed.run("setup", "claude-code", "--project", ".", cwd=project).returncode == 0
     report = installed.run("doctor", cwd=project).stdout
+    assert "[WARN]" not in report and "[FAIL]" not in report, report
     assert "[OK] claude-code: " in report, report
     assert f"[OK] claude-code (project {project}): hooks and MCP server set up" in report
 
@@ -297,3 +298,22 @@ def test_two_terminals_in_one_workspace_reach_the_same_session(installed, projec
     assert other.stdout == "zebra\n"
     [session] = installed.run("session", "list", cwd=project).stdout.splitlines()
     assert "\t2 entries\t" in session and session.endswith(f"\t{project}")
+
+
+def test_doctor_flags_a_setup_made_by_another_installation_and_setup_fixes_it(installed, project):
+    """README's upgrade advice, from a developer checkout (this test run's) to the tool."""
+    [flag] = re.findall(r"`(\[WARN\] \.\.\. [^`]+)`", " ".join(readme_user_path().split()))
+    before = tree(installed.home, skip=(".local",))
+    checkout = [sys.executable, "-m", "ctxmode", "setup", "claude-code"]
+    subprocess.run(checkout, cwd=project, env=installed.env, check=True, capture_output=True)
+    report = installed.run("doctor", cwd=project).stdout
+    pattern = (
+        re.escape(flag).replace(re.escape("..."), ".*").replace(re.escape("<host>"), "claude-code")
+    )
+    # README quotes the line in code, where the command's own backticks cannot go.
+    assert re.search(pattern, report.replace("`", "")), report
+    assert installed.run("setup", "claude-code", cwd=project).returncode == 0
+    report = installed.run("doctor", cwd=project).stdout
+    assert "[OK] claude-code: hooks and MCP server set up for this installation" in report
+    assert installed.run("setup", "claude-code", "--uninstall", cwd=project).returncode == 0
+    assert tree(installed.home, skip=(".local",)) == before
