@@ -5,9 +5,9 @@ Follows README.md, "Install for everyday use": the wheel is built with the comma
 there, the installed tool is a `ctxmode` link in `~/.local/bin` to a venv's console script
 (what pipx and uv make), then `ctxmode setup`, `ctxmode doctor` and `--uninstall` as it
 describes. Tests run offline, so the venv is made with `python -m venv` and the wheel
-installed with `pip --no-index --no-deps`; its dependencies come from this test run's own
-environment through a path file (that directory's own path files, among them the editable
-ctxmode's, are not read, so the only ctxmode importable is the installed wheel's).
+installed with `pip --no-index --no-deps`; its dependencies, the ones the wheel declares and
+theirs, are linked in from this test run's own environment (and nothing else of it: neither
+the editable ctxmode nor the test tools), and `pip check` says they satisfy the wheel.
 
 One build and install per module (about a minute); `-m "not wheel"` skips it.
 """
@@ -19,17 +19,23 @@ import json
 import os
 import re
 import shlex
+import signal
+import sqlite3
 import subprocess
 import sys
-import sysconfig
+import time
 import zipfile
 from dataclasses import dataclass
+from email.parser import Parser
+from importlib.metadata import Distribution, distribution
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from ctxmode.server.tools import TOOL_NAMES
 
@@ -98,13 +104,45 @@ def install(wheel: Path, home: Path) -> Path:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps"]
     subprocess.run([*pip, str(wheel)], check=True, capture_output=True, timeout=300)
     [site] = (venv / "lib").glob("python3*/site-packages")
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (site / "test-run-dependencies.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
+    for dist in dependencies(wheel):
+        link_into(site, dist)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "check"], check=True, capture_output=True, timeout=120)
     bin_dir = home / ".local" / "bin"
     assert f"a `ctxmode` command in `~/{bin_dir.relative_to(home)}`" in readme_user_path()
     bin_dir.mkdir(parents=True)
     (bin_dir / "ctxmode").symlink_to(venv / "bin" / "ctxmode")
     return venv
+
+
+def dependencies(wheel: Path) -> list[Distribution]:
+    """What the wheel requires, and what that requires, as installed in this environment."""
+    with zipfile.ZipFile(wheel) as archive:
+        [name] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = Parser().parsestr(archive.read(name).decode())
+    found: dict[str, Distribution] = {}
+    seen: set[tuple[str, str]] = set()
+    todo = [(text, "") for text in metadata.get_all("Requires-Dist") or []]
+    while todo:
+        text, extra = todo.pop()
+        requirement = Requirement(text)
+        if (text, extra) in seen or (
+            requirement.marker and not requirement.marker.evaluate({"extra": extra})
+        ):
+            continue
+        seen.add((text, extra))
+        dist = found.setdefault(canonicalize_name(requirement.name), distribution(requirement.name))
+        for extra_wanted in ("", *requirement.extras):
+            todo.extend((needed, extra_wanted) for needed in dist.requires or [])
+    return list(found.values())
+
+
+def link_into(site: Path, dist: Distribution) -> None:
+    """Links from `site` to the distribution's top-level modules and metadata."""
+    for top in {file.parts[0] for file in dist.files or [] if file.parts[0] != ".."}:
+        source, link = Path(dist.locate_file(top)), site / top
+        if top != "__pycache__" and source.exists() and not link.exists():
+            link.symlink_to(source)
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +206,8 @@ def test_the_ctxmode_on_path_is_the_installed_wheel(installed, tmp_path):
         env=installed.env, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     assert Path(where).is_relative_to(installed.venv) and "site-packages" in where
+    alien = subprocess.run([str(python), "-c", "import pytest"], env=installed.env)
+    assert alien.returncode == 1  # the test run's own tools are not there
     shown = installed.run("-h", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("Usage: ctxmode")
     assert installed.run("index", "-h", cwd=tmp_path).stdout.startswith("Usage: ctxmode index")
@@ -317,3 +357,37 @@ def test_doctor_flags_a_setup_made_by_another_installation_and_setup_fixes_it(in
     assert "[OK] claude-code: hooks and MCP server set up for this installation" in report
     assert installed.run("setup", "claude-code", "--uninstall", cwd=project).returncode == 0
     assert tree(installed.home, skip=(".local",)) == before
+
+
+def test_ctrl_c_during_an_index_exits_130_and_says_how_far_it_got(installed, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(200):
+        (docs / f"page{i:03}.md").write_text(f"# Page {i}\n" + f"ocelot line {i} of many\n" * 4000)
+    projects = installed.home / ".local" / "share" / "ctxmode" / "projects"
+    others = set(projects.glob("*.db"))
+    child = subprocess.Popen(
+        ["ctxmode", "index", str(docs)], cwd=tmp_path, env=installed.env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and indexed(set(projects.glob("*.db")) - others) < 3:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and "Traceback" not in err, (out, err)
+    assert "Interrupted: " in err and " of 200 files done" in err
+    done = int(err.split("Interrupted: ")[1].split(" ")[0])
+    assert 3 <= done < 200
+    rerun = installed.run("index", str(docs), cwd=tmp_path)
+    assert f"Indexed {200 - done} files (" in rerun.stdout and f"{done} unchanged" in rerun.stdout
+
+
+def indexed(databases: set[Path]) -> int:
+    for path in databases:
+        try:
+            with sqlite3.connect(path, timeout=1) as conn:
+                return conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+    return 0
