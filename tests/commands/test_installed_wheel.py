@@ -221,10 +221,19 @@ def test_a_newcomer_s_rough_edges_through_the_installed_cli(installed, project, 
     missing = installed.run("stats", "--project", str(tmp_path / "mistyped"), cwd=project)
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
-    first = installed.run("index", ".", cwd=project)
-    assert first.returncode == 0 and "Indexed 1 files (" in first.stdout, first
+    for spelling in ("README.md", "./README.md"):
+        assert installed.run("index", spelling, cwd=project).returncode == 0
+    for side in ("left", "right"):  # two folders of one name
+        (project / side / "notes").mkdir(parents=True)
+        (project / side / "notes" / "todo.md").write_text(f"# Todo\nonly-{side} item\n")
+        assert installed.run("index", f"{side}/notes", cwd=project).returncode == 0
     again = installed.run("index", ".", cwd=project)
-    assert again.stdout.startswith("Indexed 0 files (") and "1 unchanged" in again.stdout
+    assert again.stdout.startswith("Indexed 0 files (") and "3 unchanged" in again.stdout, again
+    for side in ("left", "right"):
+        found = installed.run("search", f"only-{side}", cwd=project)
+        assert f"[{side}/notes/todo.md | " in found.stdout
+    found = installed.run("search", "topic 7", "--json", "--limit", "5", cwd=project)
+    assert {hit["source"] for hit in json.loads(found.stdout)["hits"]} == {"README.md"}
     # Data goes where README says, in the fresh HOME.
     assert "Data goes to `~/.local/share/ctxmode`" in readme_user_path()
     data = installed.home / ".local" / "share" / "ctxmode"
