@@ -9,7 +9,7 @@ installed with `pip --no-index --no-deps`; its dependencies, the ones the wheel 
 theirs, are linked in from this test run's own environment (and nothing else of it: neither
 the editable ctxmode nor the test tools), and `pip check` says they satisfy the wheel.
 
-One build and install per module (about a minute); `-m "not wheel"` skips it.
+One build and install per module (about 20 s); `-m "not wheel"` skips it.
 """
 
 from __future__ import annotations
