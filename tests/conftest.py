@@ -19,10 +19,12 @@ settings.load_profile("ctxmode")
 
 
 TESTS = Path(__file__).parent
-# Markers by place: `-m "not real_host and not browser"` runs without the hosts and Chromium.
+# Markers by place: `-m "not real_host and not browser and not wheel"` runs without the hosts,
+# Chromium and the wheel build.
 MARKED_PLACES = {
     TESTS / "platforms" / "real": "real_host",
     TESTS / "insight" / "test_dashboard_browser.py": "browser",
+    TESTS / "commands" / "test_installed_wheel.py": "wheel",
 }
 
 
