@@ -9,6 +9,6 @@ import click
 @click.option("--project", "project_dir", help="Project directory (default: git root of the cwd).")
 def command(project_dir: str | None) -> None:
     """Run the MCP server on stdin/stdout (hosts start this)."""
-    from ctxmode.server.app import serve
+    from ctxmode.server.main import serve
 
     serve(project_dir)

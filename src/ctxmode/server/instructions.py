@@ -58,10 +58,10 @@ def client_prefix(client_name: str, project_dir: str) -> tuple[Platform | None, 
 
 def instructions_for(client_name: str, project_dir: str) -> str:
     """The instructions for a client that introduced itself as `client_name`."""
-    return _instructions(*client_prefix(client_name, project_dir))
+    return instructions_text(*client_prefix(client_name, project_dir))
 
 
-def _instructions(platform: Platform | None, prefix: str) -> str:
+def instructions_text(platform: Platform | None, prefix: str) -> str:
     text = TOOLS_NAMED.format(
         batch=f"{prefix}ctx_batch_execute",
         execute=f"{prefix}ctx_execute",
@@ -85,6 +85,6 @@ class PerClientInstructions:
             info = (ctx.params or {}).get("clientInfo")
             name = str((info.get("name") if isinstance(info, dict) else "") or "")[:200]
             platform, prefix = client_prefix(name, self.state.project_root)
-            result["instructions"] = _instructions(platform, prefix)
+            result["instructions"] = instructions_text(platform, prefix)
             self.state.search_tool = prefix + "ctx_search"
         return result
