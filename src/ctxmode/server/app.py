@@ -150,13 +150,27 @@ async def _serve(state: ServerState, front: Front) -> None:
             background.cancel_scope.cancel()
 
 
+# What tool calls load on first use beyond their handlers' modules (not fetching: its HTML
+# libraries are heavy, and a fetch waits on the network anyway).
+WARMED = (
+    "ctxmode.sandbox",
+    "ctxmode.policy.permissions",
+    "ctxmode.stats",
+    "ctxmode.store.directory",
+    "ctxmode.failures",
+)
+
+
 async def _warm_up(state: ServerState) -> None:
     """Load what tool calls need, and do the first call's housekeeping, while the host's
     model is still thinking: the first call then costs what any later one does."""
 
     def warm() -> None:
-        for module in dict.fromkeys(module for module, _ in HANDLERS.values()):
+        for module in dict.fromkeys([*(module for module, _ in HANDLERS.values()), *WARMED]):
             __import__(module)
+        from ctxmode.sandbox import runtimes
+
+        runtimes.resolve("shell")  # found once per process: the commonest language
         state.before_first_call()
 
     await anyio.to_thread.run_sync(warm, abandon_on_cancel=True)
