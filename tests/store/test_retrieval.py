@@ -32,16 +32,3 @@ def test_a_long_question_is_topped_up_with_fewer_of_its_rarest_terms(kb):
     plan = planning.plan_query(kb.conn, "run callback right after events node")
     ranked = retrieval._partial_matches(kb.conn, plan.group(False), 20, ("", []), {})
     assert len(ranked) > 1
-
-
-def test_the_any_term_fallback_leaves_out_terms_too_common_to_rank_cheaply(kb, monkeypatch):
-    monkeypatch.setattr(retrieval, "IDF_CAP", 5)
-    for n in range(8):
-        kb.index_text(f"common{n}", f"# Common {n}\nthe widget {n}\n")
-    kb.index_text("rare", "# Rare\nthe gizmo alone\n")
-    kb.index_text("other", "# Other\nsprocket alone\n")
-    plan = planning.plan_query(kb.conn, "widget gizmo sprocket")
-    ranked = retrieval._partial_matches(kb.conn, plan.group(False), 20, ("", []), {})
-    titles = {kb.conn.execute("SELECT title FROM kb_chunks WHERE id = ?", (c,)).fetchone()[0]
-              for c, _ in ranked}  # fmt: skip
-    assert titles == {"Rare", "Other"}  # no chunk has two of the terms; "widget" is in 8
