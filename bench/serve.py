@@ -2,11 +2,17 @@
 
 Run: `.venv/bin/python bench/serve.py` (add `--runs N` / `--calls N` to change the sample sizes,
 `--start-up-only` to stop after start-up and the import profile, `--against OLD/src` to time
-another checkout's server interleaved with this one, e.g. main before a change).
+another checkout's server interleaved with this one, e.g. main before a change, `--reference
+CLI` for the Node.js context-mode's `cli.bundle.mjs`).
+
+The reference is timed when it is installed, by default at
+bench/.work/ref/node_modules/context-mode/cli.bundle.mjs:
+`npm install --prefix bench/.work/ref --ignore-scripts context-mode` (its install script
+refuses Node < 22.5; its server still starts on Node 20, which is all this measures).
 
 Everything goes through a real `python -m ctxmode serve` subprocess driven by the official
 `mcp.Client` over stdio, as a host would. Each number is set against a baseline measured in
-the same run: bare `python -c "import mcp"` for start-up, the same script run with a bare
+the same run: the reference's start-up and bare `python -c "import mcp"` for start-up, the same script run with a bare
 `subprocess.run([interpreter, script])` (the interpreter the sandbox itself resolves) for
 ctx_execute, and an unknown-tool call (protocol round trip only) for attributing overhead.
 Data and config dirs are temporary; nothing outside them is touched. Exit code is always 0:
@@ -32,6 +38,14 @@ INDEX_DOCS = 4
 INDEX_DOC_BYTES = 1024 * 1024
 SEARCH_QUERIES = 50
 SNIPPETS = {"python": "print(1)\n", "shell": "echo hi\n"}
+REFERENCE_CLI = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    ".work/ref/node_modules/context-mode/cli.bundle.mjs",
+)
+# A host's model thinks before its first tool call (a model turn: seconds); the server
+# finishes loading and warms up meanwhile.
+THINK_S = 3.0
+FIRST_CALLS = 5  # later calls the first one is compared with
 
 
 # ---------------------------------------------------------------- small statistics
@@ -128,12 +142,66 @@ async def cold_start_s(params: Any) -> tuple[float, float]:
     return initialized - started, listed - initialized
 
 
-def start_up(params: Any, runs: int, against: Any | None = None) -> dict[str, list[float]]:
-    """Cold starts interleaved with their baselines, so all see the same machine load
-    (and with the `--against` tree's server, if given)."""
+def reference_params(params: Any, cli: str) -> Any:
+    """The Node.js reference's server, in the same project and data dirs."""
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(command="node", args=[cli], env=params.env, cwd=params.cwd)
+
+
+async def first_call_s(params: Any) -> dict[str, list[float]]:
+    """Spawn -> the SDK answering a ping; each tool's first call in a fresh server (after the
+    model's thinking time) and the calls after it."""
+    from mcp import Client
+
+    out: dict[str, list[float]] = {}
+    started = time.perf_counter()
+    async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+        await client.list_tools()
+        await client.send_ping()  # the front leaves pings to the SDK
+        out["sdk_ready"] = [time.perf_counter() - started]
+        await anyio_sleep(THINK_S)
+        for tool, arguments in (
+            ("ctx_search", {"queries": ["widget handler"]}),
+            ("ctx_execute", {"language": "shell", "code": "echo hi"}),
+        ):
+            out[tool] = [(await timed_call(client, tool, **arguments))[0]
+                         for _ in range(1 + FIRST_CALLS)]  # fmt: skip
+    return out
+
+
+async def anyio_sleep(seconds: float) -> None:
     import anyio
 
-    servers = {"": params, **({"against_": against} if against else {})}
+    await anyio.sleep(seconds)
+
+
+def first_calls(params: Any, runs: int) -> dict[str, list[float]]:
+    """Per tool: first call minus the median of the later ones, one sample per fresh server."""
+    import anyio
+
+    out: dict[str, list[float]] = {}
+    for _ in range(runs):
+        timings = anyio.run(first_call_s, params)
+        out.setdefault("sdk_ready", []).append(ms(timings.pop("sdk_ready")[0]))
+        for tool, samples in timings.items():
+            out.setdefault(tool, []).append(ms(samples[0] - p50(samples[1:])))
+            out.setdefault(f"{tool}_later", []).append(ms(p50(samples[1:])))
+    return out
+
+
+def start_up(
+    params: Any, runs: int, against: Any | None = None, reference: Any | None = None
+) -> dict[str, list[float]]:
+    """Cold starts interleaved with their baselines, so all see the same machine load
+    (and with the `--against` tree's server and the reference, if given)."""
+    import anyio
+
+    servers = {
+        "": params,
+        **({"against_": against} if against else {}),
+        **({"reference_": reference} if reference else {}),
+    }
     out: dict[str, list[float]] = {"pass": [], "import_mcp": [], "server_imports": []}
     for prefix, server in servers.items():
         anyio.run(cold_start_s, server)  # warm the page cache and .pyc files first
@@ -368,6 +436,18 @@ def start_up_rows(boot: dict[str, list[float]]) -> list[tuple[str, str, str, str
         ("initialize -> tools/list answered", spread(boot["tools_list"]), "", ""),
         ("spawn -> tools/list answered", f"{to_tools_list(boot):.0f}", "", ""),
     ]  # fmt: skip
+    if "reference_initialize" in boot:
+        other = p50(boot["reference_initialize"])
+        rows += [
+            ("reference (context-mode on Node): spawn -> initialize answered", f"{other:.0f}",
+             "", ""),
+            ("  this / reference (initialize)", f"{ready / other:.2f}x", "<= 1.00",
+             verdict(ready <= other)),
+            ("  reference spawn -> tools/list answered",
+             f"{to_tools_list(boot, 'reference_'):.0f}", "", ""),
+            ("  this / reference (to tools/list)",
+             f"{to_tools_list(boot) / to_tools_list(boot, 'reference_'):.2f}x", "", ""),
+        ]  # fmt: skip
     if "against_initialize" in boot:
         other = p50(boot["against_initialize"])
         rows += [
@@ -376,6 +456,18 @@ def start_up_rows(boot: dict[str, list[float]]) -> list[tuple[str, str, str, str
             ("  spawn -> tools/list answered", f"{to_tools_list(boot, 'against_'):.0f}", "", ""),
             ("  this tree / --against tree (to tools/list)",
              f"{to_tools_list(boot) / to_tools_list(boot, 'against_'):.2f}x", "", ""),
+        ]  # fmt: skip
+    return rows
+
+
+def first_call_rows(first: dict[str, list[float]]) -> list[tuple[str, str, str, str]]:
+    rows = [("spawn -> the SDK answers a ping (p50)", f"{p50(first['sdk_ready']):.0f}", "", "")]
+    for tool in ("ctx_search", "ctx_execute"):
+        extra = p50(first[tool])
+        rows += [
+            (f"{tool}: later calls (p50 of runs)", f"{p50(first[f'{tool}_later']):.1f}", "", ""),
+            (f"  first call minus later ones ({THINK_S:.0f} s after the ping)", f"{extra:+.1f}",
+             "<= 10", verdict(extra <= 10)),
         ]  # fmt: skip
     return rows
 
@@ -430,7 +522,8 @@ def report_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 
 
 def report(results: dict[str, Any]) -> None:
-    rows = [*start_up_rows(results["start_up"]), *import_rows(results["imports"])]
+    rows = [*start_up_rows(results["start_up"]), *first_call_rows(results["first_calls"])]
+    rows += import_rows(results["imports"])
     if "warm" in results:
         rows += report_rows(results)
     width = max(len(row[0]) for row in rows)
@@ -453,6 +546,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--against", metavar="SRC", help="also time the server of another checkout's src dir"
     )
+    parser.add_argument(
+        "--reference", metavar="CLI", default=REFERENCE_CLI,
+        help="context-mode's cli.bundle.mjs (timed with node when the file exists)",
+    )  # fmt: skip
     options = parser.parse_args(argv)
 
     import anyio
@@ -469,7 +566,13 @@ def main(argv: list[str] | None = None) -> int:
               f"load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
         print("timing start-up ...", flush=True)
         against = against_params(params, options.against) if options.against else None
-        results["start_up"] = start_up(params, options.runs, against)
+        reference = None
+        if os.path.isfile(options.reference):
+            reference = reference_params(params, options.reference)
+        else:
+            print(f"reference not installed ({options.reference}): not timed", flush=True)
+        results["start_up"] = start_up(params, options.runs, against, reference)
+        results["first_calls"] = first_calls(params, options.runs)
         results["imports"] = import_profile(params)
         if options.start_up_only:
             report(results)

@@ -1,4 +1,5 @@
-"""Console-script entry: `ctxmode hook ...` skips the click CLI to stay on the standard library."""
+"""Console-script entry: `ctxmode hook ...` and `ctxmode serve` skip the click CLI (hooks stay on
+the standard library; a host waits for the server's handshake)."""
 
 import sys
 
@@ -8,6 +9,11 @@ def main() -> None:
         from ctxmode._hook import main as hook_main
 
         hook_main(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "serve":  # hosts wait for its handshake: no click
+        from ctxmode.server.main import main as serve_main
+
+        serve_main(sys.argv[2:])
         return
     from ctxmode.cli import cli
 

@@ -1,17 +1,20 @@
-"""`ctxmode serve` answers initialize and tools/list without loading what only tools need.
+"""`ctxmode serve` answers initialize and tools/list before loading the SDK or what tools need.
 
-Hosts list our tools before their model's first turn only if start-up is quick, so the
-sandbox, the knowledge base, SQLite, fetching and the dashboard load on the first call.
-The server runs under `-X importtime` with the real MCP client over stdio; its import
-log (unbuffered C stderr) is read once tools/list has been answered. Timings are
-bench/serve.py's business, not this test's.
+Hosts wait for the handshake, so the front that answers it (`server/front.py`) listens
+with the standard library and our small modules only; the SDK loads behind it, and the
+sandbox, the knowledge base, SQLite, fetching and the dashboard load in the background
+after that, before the model's first call. The server runs under `-X importtime` with the
+real MCP client over stdio; its import log (unbuffered C stderr) is read as it grows.
+Timings are bench/serve.py's business, not this test's.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
+from typing import Any
 
 import anyio
 from mcp import Client
@@ -44,11 +47,27 @@ def imported(importtime_log: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
 
 
+# What the front must answer without.
+SDK = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "click")
+
+
 def loaded_too_early(modules: set[str]) -> set[str]:
     return {name for name in modules if name.startswith(FIRST_CALL_ONLY)}
 
 
-def imports_before_and_after_an_index(project: str) -> tuple[set[str], set[str]]:
+def test_the_front_listens_before_the_sdk_or_anything_a_tool_call_needs_is_imported():
+    statement = "import ctxmode.server.main, ctxmode._entry"  # all that runs before it listens
+    traced = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement], capture_output=True, text=True
+    )
+    modules = imported(traced.stderr)
+    assert "ctxmode.server.front" in modules
+    assert loaded_too_early(modules) == set()
+    assert {name for name in modules if name.split(".")[0] in SDK} == set()
+
+
+def imports_after_tools_list(project: str, until: set[str]) -> set[str]:
+    """The server's imports once `until` were all imported with no tool called (or 120 s)."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-X", "importtime", "-m", "ctxmode", "serve"],
@@ -56,27 +75,32 @@ def imports_before_and_after_an_index(project: str) -> tuple[set[str], set[str]]
         cwd=project,
     )
 
-    async def main() -> tuple[set[str], set[str]]:
+    async def main() -> set[str]:
         with tempfile.TemporaryFile("w+") as errlog:
             transport = stdio_client(params, errlog=errlog)
             async with Client(transport, mode="legacy", read_timeout_seconds=120) as client:
                 assert len((await client.list_tools()).tools) == len(TOOL_NAMES)
-                errlog.seek(0)
-                listed = imported(errlog.read())
+                with anyio.move_on_after(120):
+                    while not until <= imported(_read(errlog)):
+                        await anyio.sleep(0.1)
+                loaded = imported(_read(errlog))
                 arguments = {"content": "# Notes\nthe widget", "source": "notes"}
                 result = await client.call_tool("ctx_index", arguments)
                 assert not result.is_error, result.content
-                errlog.seek(0)
-                return listed, imported(errlog.read())
+                return loaded
 
     return anyio.run(main)
 
 
-def test_listing_tools_loads_nothing_a_tool_call_needs_and_the_first_call_does(tmp_path):
-    listed, after_index = imports_before_and_after_an_index(str(tmp_path))
-    assert "ctxmode.server.app" in listed  # the log is the server's
-    assert loaded_too_early(listed) == set()
-    assert {"sqlite3", "ctxmode.store.knowledge", "ctxmode.server.knowledge_tools"} <= after_index
+def _read(errlog: Any) -> str:
+    errlog.seek(0)
+    return errlog.read()
+
+
+def test_what_tool_calls_need_loads_in_the_background_before_the_first_call(tmp_path):
+    handlers = {module for module, _ in HANDLERS.values()}
+    loaded = imports_after_tools_list(str(tmp_path), {"sqlite3", *handlers})
+    assert {"sqlite3", "ctxmode.store.knowledge", *handlers} <= loaded
 
 
 def test_every_listed_tool_has_a_handler():

@@ -4,6 +4,7 @@ import time
 import pytest
 
 from ctxmode import project
+from ctxmode.store import indexing
 from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
 
 GUIDE = """# Authentication
@@ -232,6 +233,29 @@ def test_changed_files_are_reindexed_on_the_next_search(kb, tmp_path):
     kb._last_stale_check = 0.0  # the check is throttled to once every few seconds
     assert top(kb, "oranges").source == "notes"
     assert top(kb, "apples") is None
+
+
+def test_the_change_check_is_bounded_yet_reaches_every_file_and_every_hit(
+    kb, tmp_path, monkeypatch
+):
+    fruits = ["apples", "melons", "grapes", "plums", "figs", "limes"]
+    paths = [tmp_path / f"{fruit}.md" for fruit in fruits]
+    for path, fruit in zip(paths, fruits, strict=True):
+        path.write_text(f"# Notes\nall about {fruit}\n")
+        kb.index_file(str(path), label=fruit)
+    paths[0].write_text("# Notes\nnow about pears\n")  # a hit of its old words
+    paths[5].write_text("# Notes\nnow about kiwis\n")  # found by the round robin
+    for path in (paths[0], paths[5]):
+        os.utime(path, (time.time() + 10, time.time() + 10))
+    monkeypatch.setattr(indexing, "STALE_CHECK_BATCH", 2)
+    grapes = kb.conn.execute("SELECT id FROM kb_sources WHERE label = 'grapes'").fetchone()[0]
+    monkeypatch.setitem(indexing._stale_cursor, kb.root, grapes)  # next: plums, figs
+    kb._last_stale_check = 0.0
+    assert top(kb, "apples") is None  # the hit's file changed: answered from what it says now
+    for _ in range(3):  # 6 files, 2 per search
+        kb._last_stale_check = 0.0
+        kb.search(["unrelated"])
+    assert top(kb, "kiwis").source == "limes"
 
 
 def test_delete_purge_and_prune_by_last_use(kb):

@@ -11,6 +11,6 @@ from ctxmode.commands.options import project_option
 @project_option()
 def command(project_dir: str | None) -> None:
     """Run the MCP server on stdin/stdout (hosts start this)."""
-    from ctxmode.server.app import serve
+    from ctxmode.server.main import serve
 
     serve(project_dir)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from typing import Any
+from typing import IO, Any, cast
 
 import anyio
 import mcp_types as types
@@ -24,32 +24,15 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from ctxmode import __version__
+from ctxmode.server.front import Front
 from ctxmode.server.handlers import HANDLERS, handler_for
 from ctxmode.server.instructions import PerClientInstructions, instructions_for
 from ctxmode.server.state import Reply, ServerState
-from ctxmode.server.tools import TOOLS
+from ctxmode.server.tools import listed_tools
 
 
 def _tool_objects() -> list[types.Tool]:
-    tools = []
-    for spec in TOOLS:
-        read_only, destructive, idempotent, open_world = spec["annotations"]
-        tools.append(
-            types.Tool(
-                name=spec["name"],
-                title=spec["title"],
-                description=spec["description"],
-                input_schema=spec["inputSchema"],
-                annotations=types.ToolAnnotations(
-                    title=spec["title"],
-                    read_only_hint=read_only,
-                    destructive_hint=destructive,
-                    idempotent_hint=idempotent,
-                    open_world_hint=open_world,
-                ),
-            )
-        )
-    return tools
+    return [types.Tool.model_validate(tool) for tool in listed_tools()]
 
 
 # After a call that handled this much output, freed memory is handed back to the OS.
@@ -156,10 +139,44 @@ def build_server(state: ServerState) -> Server[Any]:
     return server
 
 
-async def _serve(state: ServerState) -> None:
+async def _serve(state: ServerState, front: Front) -> None:
     server = build_server(state)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    # The front's line queues stand in for the text files the SDK's transport reads and
+    # writes: they have the two methods it calls (readline, write and flush).
+    stdin = anyio.wrap_file(cast(IO[str], front.sdk_stdin))
+    stdout = anyio.wrap_file(cast(IO[str], front.sdk_stdout))
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+        front.hand_over()
+        async with anyio.create_task_group() as background:
+            background.start_soon(_warm_up, state)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            background.cancel_scope.cancel()
+
+
+# What tool calls load on first use beyond their handlers' modules (not fetching: its HTML
+# libraries are heavy, and a fetch waits on the network anyway).
+WARMED = (
+    "ctxmode.sandbox",
+    "ctxmode.policy.permissions",
+    "ctxmode.stats",
+    "ctxmode.store.directory",
+    "ctxmode.failures",
+)
+
+
+async def _warm_up(state: ServerState) -> None:
+    """Load what tool calls need, and do the first call's housekeeping, while the host's
+    model is still thinking: the first call then costs what any later one does."""
+
+    def warm() -> None:
+        for module in dict.fromkeys([*(module for module, _ in HANDLERS.values()), *WARMED]):
+            __import__(module)
+        from ctxmode.sandbox import runtimes
+
+        runtimes.resolve("shell")  # found once per process: the commonest language
+        state.before_first_call()
+
+    await anyio.to_thread.run_sync(warm, abandon_on_cancel=True)
 
 
 def _stop_on_signals() -> None:
@@ -173,15 +190,16 @@ def _stop_on_signals() -> None:
         signal.signal(signum, stop)
 
 
-def serve(project_dir: str | None = None) -> None:
-    """Run the MCP server on stdin/stdout until the host closes the pipe."""
-    state = ServerState.create(project_dir)
+def serve(project_root: str, front: Front) -> None:
+    """Serve MCP on the wire `front` holds until the host closes it."""
+    state = ServerState.create(project_root)
     state.announce()
     _stop_on_signals()
     try:
-        anyio.run(_serve, state)
+        anyio.run(_serve, state, front)
     except KeyboardInterrupt:
         pass
     finally:
+        front.close()
         state.withdraw()
         sys.stderr.flush()

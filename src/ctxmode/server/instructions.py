@@ -58,10 +58,10 @@ def client_prefix(client_name: str, project_dir: str) -> tuple[Platform | None, 
 
 def instructions_for(client_name: str, project_dir: str) -> str:
     """The instructions for a client that introduced itself as `client_name`."""
-    return _instructions(*client_prefix(client_name, project_dir))
+    return instructions_text(*client_prefix(client_name, project_dir))
 
 
-def _instructions(platform: Platform | None, prefix: str) -> str:
+def instructions_text(platform: Platform | None, prefix: str) -> str:
     text = TOOLS_NAMED.format(
         batch=f"{prefix}ctx_batch_execute",
         execute=f"{prefix}ctx_execute",
@@ -85,7 +85,7 @@ class PerClientInstructions:
         if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
             platform, prefix = client_prefix(name, self.state.project_root)
             if ctx.method == "initialize" or "instructions" in result:
-                result["instructions"] = _instructions(platform, prefix)
+                result["instructions"] = instructions_text(platform, prefix)
             self.state.search_tool = prefix + "ctx_search"
         elif name and self.state.search_tool == "ctx_search":
             # The 2026 protocol may skip both and name the client on every request instead.

@@ -212,3 +212,19 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 TOOL_NAMES = tuple(tool["name"] for tool in TOOLS)
+
+
+def listed_tools() -> list[dict[str, Any]]:
+    """The tools as `tools/list` puts them on the wire."""
+    listed = []
+    for spec in TOOLS:
+        read_only, destructive, idempotent, open_world = spec["annotations"]
+        annotations = {
+            "title": spec["title"],
+            "readOnlyHint": read_only,
+            "destructiveHint": destructive,
+            "idempotentHint": idempotent,
+            "openWorldHint": open_world,
+        }
+        listed.append({**spec, "annotations": annotations})
+    return listed

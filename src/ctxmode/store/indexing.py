@@ -36,6 +36,12 @@ REDACT_BLOCK = 64 * 1024  # characters of lines filtered for secrets at once
 REDACT_BLOCK_MAX = 4 << 20  # ... or more, to keep a private key in one block
 SNIFF_BYTES = 8192
 STALE_CHECK_INTERVAL_S = 2.0
+# File sources a search checks for changes on disk, round robin: the check costs the same
+# at 300 files and at 30,000 (the files of the hits are checked on every search as well).
+STALE_CHECK_BATCH = 400
+# Project root -> the source id the next round-robin check starts after; per process, as
+# the MCP server opens a KnowledgeBase for each call.
+_stale_cursor: dict[str | None, int] = {}
 
 MARKDOWN_EXT = frozenset({".md", ".markdown", ".mdx", ".mdown", ".rst", ".adoc"})
 JSON_EXT = frozenset({".json", ".jsonc", ".geojson", ".ipynb"})
@@ -397,36 +403,59 @@ class Indexing:
         for (label,) in rows.fetchall():
             self._delete(label)
 
-    def refresh_stale(self) -> int:
-        """Re-index file sources whose content changed on disk; how many were re-indexed."""
+    def refresh_stale(self, batch: int | None = None) -> int:
+        """Re-index file sources whose content changed on disk; how many were re-indexed.
+
+        With `batch`, only that many, continuing where the last batch stopped."""
+        select = (
+            "SELECT id, label, file_path, fmt, content_hash, file_mtime, file_size "
+            "FROM kb_sources WHERE file_path IS NOT NULL"
+        )
+        if batch is None:
+            rows = self.conn.execute(select).fetchall()
+        else:
+            after = _stale_cursor.get(self.root, 0)
+            rows = self.conn.execute(
+                f"{select} AND id > ? ORDER BY id LIMIT ?", (after, batch)
+            ).fetchall()
+            _stale_cursor[self.root] = rows[-1]["id"] if len(rows) == batch else 0
+        return sum(self._refresh_file(row) for row in rows)
+
+    def refresh_labels(self, labels: set[str]) -> int:
+        """`refresh_stale` for the file sources named in `labels` only."""
+        if not labels:
+            return 0
+        marks = ",".join("?" * len(labels))
         rows = self.conn.execute(
-            "SELECT label, file_path, fmt, content_hash, file_mtime, file_size FROM kb_sources "
-            "WHERE file_path IS NOT NULL"
+            "SELECT id, label, file_path, fmt, content_hash, file_mtime, file_size "
+            f"FROM kb_sources WHERE file_path IS NOT NULL AND label IN ({marks})",
+            sorted(labels),
         ).fetchall()
-        refreshed = 0
-        for row in rows:
-            try:
-                stat = os.stat(row["file_path"])
-            except OSError:
-                continue  # gone or unreadable: keep what we know
-            if stat.st_mtime == row["file_mtime"] and stat.st_size == row["file_size"]:
-                continue
-            try:
-                if _file_digest(row["file_path"]) == row["content_hash"]:
-                    with db.write_transaction(self.conn):
-                        self.conn.execute(
-                            "UPDATE kb_sources SET file_mtime = ?, file_size = ? WHERE label = ?",
-                            (stat.st_mtime, stat.st_size, row["label"]),
-                        )
-                    continue
-                self.index_file(row["file_path"], row["label"], fmt=row["fmt"])
-                refreshed += 1
-            except (OSError, StoreInputError):
-                continue
-        return refreshed
+        return sum(self._refresh_file(row) for row in rows)
+
+    def _refresh_file(self, row: sqlite3.Row) -> bool:
+        """Re-index one file source if its content changed on disk; whether it was."""
+        try:
+            stat = os.stat(row["file_path"])
+        except OSError:
+            return False  # gone or unreadable: keep what we know
+        if stat.st_mtime == row["file_mtime"] and stat.st_size == row["file_size"]:
+            return False
+        try:
+            if _file_digest(row["file_path"]) == row["content_hash"]:
+                with db.write_transaction(self.conn):
+                    self.conn.execute(
+                        "UPDATE kb_sources SET file_mtime = ?, file_size = ? WHERE id = ?",
+                        (stat.st_mtime, stat.st_size, row["id"]),
+                    )
+                return False
+            self.index_file(row["file_path"], row["label"], fmt=row["fmt"])
+        except (OSError, StoreInputError):
+            return False
+        return True
 
     def _maybe_refresh(self) -> None:
         now = time.monotonic()
         if now - self._last_stale_check >= STALE_CHECK_INTERVAL_S:
             self._last_stale_check = now
-            self.refresh_stale()
+            self.refresh_stale(STALE_CHECK_BATCH)

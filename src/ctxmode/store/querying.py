@@ -19,6 +19,7 @@ class Querying:
 
     conn: sqlite3.Connection
     _maybe_refresh: Callable[[], None]  # from the indexing half: changed files first
+    refresh_labels: Callable[[set[str]], int]
 
     def search(
         self,
@@ -41,6 +42,11 @@ class Querying:
         if mark_used:
             self._maybe_refresh()
         results = [self._search_one(q, limit, source, content_type, snippet_chars) for q in queries]
+        if mark_used and self.refresh_labels({hit.source for r in results for hit in r.hits}):
+            # a hit came from a file changed since: answer from what it says now
+            results = [
+                self._search_one(q, limit, source, content_type, snippet_chars) for q in queries
+            ]
         if mark_used:
             self._touch({hit.chunk_id for r in results for hit in r.hits})
         return results

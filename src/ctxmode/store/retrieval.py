@@ -116,7 +116,9 @@ def _partial_matches(
             found.setdefault(chunk_id, score)
     if found:
         return list(found.items())[:depth]
-    # OR ranks every chunk holding any term: the slow path, kept last
+    # OR ranks every chunk holding any term: the slow path, kept last. (Leaving the terms
+    # in IDF_CAP chunks or more out of it would bound its cost, but cost hit@1 on the
+    # held-out questions.)
     return _ranked(conn, " OR ".join(groups), depth, filters)
 
 
@@ -131,8 +133,11 @@ def candidate_lists(
     and fragments expanded to the words containing them. Each is one list for the fusion."""
     groups = plan.group(with_expansions=False)
     lists: list[Ranked] = []
+    every: Ranked | None = None  # all matches of every term, if at most DEFINITION_SCAN
     if groups:
-        ranked = _ranked(conn, " AND ".join(groups), depth, filters)
+        # Ranking scores every match whatever the LIMIT: one query serves both lists.
+        ranked = _ranked(conn, " AND ".join(groups), max(depth, DEFINITION_SCAN + 1), filters)
+        every, ranked = ranked if len(ranked) <= DEFINITION_SCAN else None, ranked[:depth]
         if len(groups) > 1 and (len(ranked) < limit or len(groups) >= PARTIAL_FROM_TERMS):
             seen = {chunk_id for chunk_id, _ in ranked}
             more = _partial_matches(conn, groups, depth, filters, plan.counts)
@@ -145,7 +150,7 @@ def candidate_lists(
             phrase = plan.phrase()
             if phrase:  # the words in this order, side by side
                 lists.append(_ranked(conn, terms.fts_phrase(phrase), depth, filters))
-    lists.append(_definitions(conn, plan, filters))
+    lists.append(_definitions(conn, plan, filters, every))
     if any(t.expansions for t in plan.terms):
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
@@ -155,8 +160,14 @@ def candidate_lists(
     return [r for r in lists if r]
 
 
-def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[object]]) -> Ranked:
-    """Chunks of a short query's matches where a term opens a definition line, best first.
+def _definitions(
+    conn: sqlite3.Connection,
+    plan: Plan,
+    filters: tuple[str, list[object]],
+    every: Ranked | None,
+) -> Ranked:
+    """Chunks of a short query's matches where a term opens a definition line, best first
+    (`every`: the matches of the terms without expansions, when there are few).
 
     BM25 favours short chunks that merely mention a term over the long reference section
     that defines it ("RLIMIT_NOFILE" in getrlimit(2)); when few chunks match, every one is
@@ -171,14 +182,12 @@ def _definitions(conn: sqlite3.Connection, plan: Plan, filters: tuple[str, list[
     words = [w for t in named for w in t.every_word if w.rstrip("*").split()]
     if not words:
         return []
-    match = " AND ".join(groups)
-    found = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
-        (match, DEFINITION_SCAN + 1),
-    ).fetchone()[0]
-    if not found or found > DEFINITION_SCAN:
+    if any(t.expansions for t in plan.terms):
+        ranked = _ranked(conn, " AND ".join(groups), DEFINITION_SCAN + 1, filters)
+    else:
+        ranked = every or []
+    if not ranked or len(ranked) > DEFINITION_SCAN:
         return []
-    ranked = _ranked(conn, match, DEFINITION_SCAN, filters)
     marks = ",".join("?" * len(ranked))
     contents = dict(
         conn.execute(
