@@ -51,7 +51,11 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         return None
     from ctxmode.hooks.posttooluse import shape_output
 
-    return shape_output(event, our_prefix(platform, event))
+    if event.tool == "Bash":
+        return shape_output(event, our_prefix(platform, event))
+    from ctxmode.hooks.mcp_result import shape_mcp_result
+
+    return shape_mcp_result(event, our_prefix(platform, event), platform)
 
 
 def on_session_start(event: HookEvent, platform: Platform) -> Decision | None:

@@ -1,0 +1,72 @@
+"""Third-party MCP servers from npm, registered with a real host the way its user would.
+
+`.ci/install-hosts` installs them pinned under `.hosts/npm/`: the official filesystem
+server and Playwright MCP (which drives Debian's chromium: `.ci/install-chromium`). Each
+host keeps its MCP servers in its own file and shape; `add_server` merges one entry into
+the user-level file of the host after `ctxmode setup` wrote ours.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from support.hosts import HostWorld, missing, npm_host
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def filesystem(root: Path) -> list[str]:
+    """argv of the official filesystem server, allowed to read under `root`."""
+    return [str(npm_host("mcp-filesystem", "mcp-server-filesystem")), str(root)]
+
+
+def playwright(world: HostWorld) -> list[str]:
+    """argv of Playwright MCP on the system chromium (headless, no sandbox: CI runs as root)."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        missing("chromium is not installed (run .ci/install-chromium)")
+    binary = npm_host("mcp-playwright", "playwright-mcp")
+    return [str(binary), "--headless", "--no-sandbox", "--isolated", "--browser", "chromium",
+            "--executable-path", CHROMIUM, "--output-dir", str(world.root / "playwright")]  # fmt: skip
+
+
+def _merge_json(path: Path, keys: tuple[str, ...], name: str, entry: dict) -> None:
+    document = json.loads(path.read_text()) if path.exists() else {}
+    table = document
+    for key in keys:
+        table = table.setdefault(key, {})
+    table[name] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2))
+
+
+def add_server(host: str, world: HostWorld, name: str, argv: list[str]) -> None:
+    """Register the stdio server `argv` as `name` in `host`'s user-level config."""
+    command, args = argv[0], argv[1:]
+    home = world.home
+    if host == "claude-code":
+        _merge_json(home / ".claude.json", ("mcpServers",), name,
+                    {"type": "stdio", "command": command, "args": args})  # fmt: skip
+    elif host == "gemini-cli":
+        _merge_json(home / ".gemini" / "settings.json", ("mcpServers",), name,
+                    {"command": command, "args": args, "trust": True})  # fmt: skip
+    elif host == "qwen-code":
+        _merge_json(home / ".qwen" / "settings.json", ("mcpServers",), name,
+                    {"command": command, "args": args, "trust": True})  # fmt: skip
+    elif host == "copilot-cli":
+        _merge_json(home / ".copilot" / "mcp-config.json", ("mcpServers",), name,
+                    {"type": "local", "command": command, "args": args, "tools": ["*"]})  # fmt: skip
+    elif host == "codex":
+        config = home / ".codex" / "config.toml"
+        text = config.read_text() if config.exists() else ""
+        config.write_text(
+            text + f"\n[mcp_servers.{name}]\ncommand = {json.dumps(command)}\n"
+            f"args = {json.dumps(args)}\nstartup_timeout_sec = 60\ntool_timeout_sec = 120\n"
+        )
+    elif host in ("opencode", "kilo"):
+        path = home / ".config" / host / f"{host}.json"
+        _merge_json(path, ("mcp",), name,
+                    {"type": "local", "command": [command, *args], "enabled": True})  # fmt: skip
+    else:
+        raise ValueError(f"no MCP config writer for {host}")
