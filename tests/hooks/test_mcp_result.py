@@ -150,3 +150,21 @@ def test_every_row_of_a_json_result_is_found_by_one_search(row):
     assert f'items[{row}].name = "customer-{row:04d}"' in lines
     summary = mcp_notice.json_summary(value, 3_000)
     assert "items: [2000 ×" in summary and len(summary.encode()) <= 3_200
+
+
+@pytest.mark.parametrize("servers", [["context-mode", "fs"], []])
+def test_a_plugin_hosts_mcp_result_is_cut_when_its_shim_names_the_server(
+    data_root, tmp_path, servers
+):
+    from ctxmode.hooks.plugin_rules import handle
+
+    payload = {"tool": "fs_read_text_file", "input": {"path": "x"}, "cwd": str(tmp_path),
+               "sessionId": "s", "tools": ["context-mode_ctx_execute", "context-mode_ctx_search"],
+               "mcpServers": servers, "result": {"output": BIG, "metadata": {}}}  # fmt: skip
+    event = load("opencode").parse(payload, "after")
+    decision = handle(event)
+    if not servers:  # no server of that name: a built-in tool, not ours to cut here
+        assert decision is None
+        return
+    assert 'context-mode_ctx_search(queries=["<what you need>"]' in decision.context
+    assert len(decision.context.encode()) <= mcp_notice.NOTICE_BYTES

@@ -109,6 +109,23 @@ def shape_mcp_result(event: HookEvent, prefix: str, platform: Platform) -> Decis
     return index_and_notice(event, whole, "__".join(found), prefix)
 
 
+def shape_named_result(
+    event: HookEvent, text: str, saved: str, servers: list[str], prefix: str
+) -> Decision | None:
+    """The same for a plugin host's result: its shim names the host's MCP servers, and a
+    host that kept only part of the result names the file holding the whole (`saved`)."""
+    from ctxmode.hooks.plugin_rules import host_tool_name
+
+    host_tool = host_tool_name(event)
+    whole = (read_saved(saved) if saved else None) or text
+    if len(whole) <= settings.integer(settings.MCP_OUTPUT_LIMIT):
+        return None
+    found = mcp_tool(host_tool, lambda: servers)
+    if found is None or passthrough(*found, host_tool):
+        return None
+    return index_and_notice(event, whole, "__".join(found), prefix)
+
+
 def index_and_notice(event: HookEvent, text: str, tool: str, prefix: str) -> Decision | None:
     """Index `text` whole, answer the notice; None (passes untouched) if it was not indexed."""
     from ctxmode.hooks import mcp_notice

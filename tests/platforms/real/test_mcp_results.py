@@ -20,13 +20,15 @@ from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, 
 from support.fake_model import Reply, Request, ToolCall
 from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
+from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
 
 SERVER = "fs"
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
 NOTICE_LIMIT = 10_240
 CUT = "kept out of the context by ctxmode"  # in every notice's first line
-COMMAND_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex"]
+PLUGIN_HOSTS = {host.id: host for host in OPENCODE_HOSTS}
+ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
 # What a host calls the server's tool when it does not list it to the model (Qwen Code
 # defers MCP tools behind its tool search; a direct call by this name works).
 UNLISTED = {"qwen-code": f"mcp__{SERVER}__{TOOL}"}
@@ -68,13 +70,23 @@ class ReadThenSearch(CompliantAgent):
 
 
 def _session(world: HostWorld, host: str, *targets: Path) -> tuple[list[str], HostRun]:
-    HOSTS[host].prepare(world)
-    done = ctx("setup", host, cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
-    add_server(host, world, SERVER, filesystem(world.work))
+    """The scripted session on `host` (`ctxmode setup` done, then the fs server added)."""
     agent = ReadThenSearch(world.work, "", targets=[str(t) for t in targets], host=host)
+    prompt = "Read the log through the fs server"
     with world.fake_model([agent] * 6) as model:
-        run = HOSTS[host].run(world, model, "Read the log through the fs server")
+        if host in PLUGIN_HOSTS:
+            plugin_host = PLUGIN_HOSTS[host]
+            plugin_host.installed()
+            plugin_host.configure(world, model)
+        else:
+            HOSTS[host].prepare(world)
+        done = ctx("setup", host, cwd=world.work, env=world.env())
+        assert done.returncode == 0, done.stderr
+        add_server(host, world, SERVER, filesystem(world.work))
+        if host in PLUGIN_HOSTS:
+            run = PLUGIN_HOSTS[host].run(world, [prompt])[0]
+        else:
+            run = HOSTS[host].run(world, model, prompt)
     requests = model.main_requests
     results = [unquoted(result) for result in received(requests[-1])] if requests else []
     assert results, run.describe()
@@ -84,11 +96,11 @@ def _session(world: HostWorld, host: str, *targets: Path) -> tuple[list[str], Ho
 SMALL = "".join(f"small line {i}: nothing to cut here\n" for i in range(60))
 
 
-@pytest.mark.parametrize("host", COMMAND_HOSTS)
+@pytest.mark.parametrize("host", ALL_HOSTS)
 def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_found(
     world: HostWorld, host: str
 ) -> None:
-    assert load(host).can_replace_output
+    assert load(host).can_replace_output or load(host).plugin_host
     big_log(world.work / "app.log")
     (world.work / "small.txt").write_text(SMALL)
     results, run = _session(world, host, world.work / "small.txt", world.work / "app.log")
@@ -100,7 +112,7 @@ def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_fou
     assert MIDDLE in searched, searched[:2000]
 
 
-@pytest.mark.parametrize("host", COMMAND_HOSTS)
+@pytest.mark.parametrize("host", ALL_HOSTS)
 def test_an_exempted_server_passes_untouched(world: HostWorld, host: str) -> None:
     big_log(world.work / "app.log")
     world.settings["CTXMODE_MCP_PASSTHROUGH"] = SERVER
