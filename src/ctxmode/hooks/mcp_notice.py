@@ -24,7 +24,9 @@ INTERACTIVE = frozenset((
     "button", "link", "textbox", "checkbox", "radio", "combobox", "menuitem", "tab", "option",
     "searchbox", "switch", "slider", "spinbutton", "listbox", "menuitemcheckbox", "treeitem",
 ))  # fmt: skip
-SNAPSHOT_LINE = re.compile(r'^\s*- (\w+)(?: "((?:[^"\\]|\\.)*)")?(.*?)(?:\[ref=(\w+)\])?[^\[]*$')
+SNAPSHOT_LINE = re.compile(r'^\s*- (\w+)(?: "((?:[^"\\]|\\.)*)")?')  # `- role "name" [ref=e7] ...`
+REF = re.compile(r"\[ref=(\w+)\]")
+LEVEL = re.compile(r"\[level=(\d)\]")
 PAGE_FACT = re.compile(r"^\s*-?\s*(Page (?:URL|Title)|URL|Title):\s*(.+)$", re.MULTILINE)
 
 
@@ -98,11 +100,15 @@ def snapshot_summary(text: str, budget: int) -> str:
         found = SNAPSHOT_LINE.match(line)
         if not found:
             continue
-        role, name, ref = found.group(1), found.group(2) or "", found.group(4)
+        role, name = found.group(1), found.group(2) or ""
+        ref = REF.search(line, found.end())
         if role == "heading":
-            headings.append(_clip(f'{role} "{name}"{found.group(3).rstrip()}'))
+            level = LEVEL.search(line, found.end())
+            headings.append(
+                _clip(f'heading "{name}"' + (f" [level={level.group(1)}]" if level else ""))
+            )
         elif role in INTERACTIVE and ref:
-            elements.append(_clip(f'{role} "{name}" [ref={ref}]'))
+            elements.append(_clip(f'{role} "{name}" [ref={ref.group(1)}]'))
     head = "\n".join(facts)
     room = budget - len(head.encode("utf-8")) - 100  # the section lines
     heading_text = _within(headings, room // 3, "… {} more headings")

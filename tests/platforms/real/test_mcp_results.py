@@ -9,8 +9,10 @@ a small result arrives byte for byte as the server sent it; a server the user ex
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,14 @@ from support.cli import ctx
 from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, unquoted
 from support.fake_model import Reply, Request, ToolCall
 from support.hosts import HostRun, HostWorld
-from support.mcp_servers import add_server, filesystem
+from support.mcp_servers import (
+    PAGE_NEEDLE,
+    add_server,
+    filesystem,
+    orders_page,
+    page_server,
+    playwright,
+)
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
 
 SERVER = "fs"
@@ -29,9 +38,6 @@ NOTICE_LIMIT = 10_240
 CUT = "kept out of the context by ctxmode"  # in every notice's first line
 PLUGIN_HOSTS = {host.id: host for host in OPENCODE_HOSTS}
 ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
-# What a host calls the server's tool when it does not list it to the model (Qwen Code
-# defers MCP tools behind its tool search; a direct call by this name works).
-UNLISTED = {"qwen-code": f"mcp__{SERVER}__{TOOL}"}
 
 
 def big_log(path: Path) -> str:
@@ -44,35 +50,45 @@ def big_log(path: Path) -> str:
 
 
 @dataclass
-class ReadThenSearch(CompliantAgent):
-    """Reads each of `targets` with the filesystem server's tool, then runs the search the
-    last result names (if it names one)."""
+class CallThenSearch(CompliantAgent):
+    """Calls each of `steps` (a tool of `server` and its arguments) in turn, then runs the
+    search the last result names (if it names one) with `query`."""
 
-    targets: list[str] = field(default_factory=list)
+    steps: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    server: str = SERVER
+    query: str = "3217 gateway-timeout"
     host: str = ""
 
     def __call__(self, request: Request) -> Reply:
         results = received(request)
-        if len(results) < len(self.targets):
-            return self._read(request, self.targets[len(results)])
+        if len(results) < len(self.steps):
+            return self._step(request, *self.steps[len(results)])
         found = SEARCH_CALL.search(unquoted(results[-1]))
-        if len(results) == len(self.targets) and found:
-            return self._call(request, found.group(1), queries=["3217 gateway-timeout"],
-                              source=found.group(2))  # fmt: skip
+        if len(results) == len(self.steps) and found:
+            return self._call(request, found.group(1), queries=[self.query], source=found.group(2))
         return Reply(text="done")
 
-    def _read(self, request: Request, path: str) -> Reply:
+    def _step(self, request: Request, tool: str, arguments: dict[str, Any]) -> Reply:
         # Codex lists it bare, inside the server's namespace.
-        tool = next((n for n in request.tool_names() if n.endswith(TOOL)), "")
-        if not tool:  # not listed: called by name, with the server's own argument names
-            return Reply(tool_calls=[ToolCall(UNLISTED[self.host], {"path": path})])
-        return self._call(request, tool, path=path)
+        offered = [name for name in request.tool_names() if name.endswith(tool)]
+        if not offered:  # not listed (Qwen Code): called by name, with the server's arguments
+            name = f"mcp__{self.server}__{tool}"
+            return Reply(tool_calls=[ToolCall(name, dict(arguments))])
+        name = next((n for n in offered if self.server in n), offered[0])
+        return self._call(request, name, **arguments)
 
 
-def _session(world: HostWorld, host: str, *targets: Path) -> tuple[list[str], HostRun]:
-    """The scripted session on `host` (`ctxmode setup` done, then the fs server added)."""
-    agent = ReadThenSearch(world.work, "", targets=[str(t) for t in targets], host=host)
-    prompt = "Read the log through the fs server"
+def _reads(*targets: Path) -> CallThenSearch:
+    """The filesystem server's reads of `targets`, then the search for the log's middle."""
+    return CallThenSearch(targets[0].parent, "", steps=[(TOOL, {"path": str(t)}) for t in targets])
+
+
+def _session(
+    world: HostWorld, host: str, agent: CallThenSearch, server: list[str] | None = None
+) -> tuple[list[str], HostRun]:
+    """The scripted session on `host` (`ctxmode setup` done, then the MCP server added)."""
+    agent.host = host
+    prompt = f"Use the {agent.server} server"
     with world.fake_model([agent] * 6) as model:
         if host in PLUGIN_HOSTS:
             plugin_host = PLUGIN_HOSTS[host]
@@ -82,7 +98,7 @@ def _session(world: HostWorld, host: str, *targets: Path) -> tuple[list[str], Ho
             HOSTS[host].prepare(world)
         done = ctx("setup", host, cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
-        add_server(host, world, SERVER, filesystem(world.work))
+        add_server(host, world, agent.server, server or filesystem(world.work))
         if host in PLUGIN_HOSTS:
             run = PLUGIN_HOSTS[host].run(world, [prompt])[0]
         else:
@@ -103,7 +119,7 @@ def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_fou
     assert load(host).can_replace_output or load(host).plugin_host
     big_log(world.work / "app.log")
     (world.work / "small.txt").write_text(SMALL)
-    results, run = _session(world, host, world.work / "small.txt", world.work / "app.log")
+    results, run = _session(world, host, _reads(world.work / "small.txt", world.work / "app.log"))
     assert len(results) >= 3, run.describe()
     small, notice, searched = results[:3]
     # As the host passes it (Claude Code: the server's structured result as JSON text).
@@ -116,6 +132,25 @@ def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_fou
 def test_an_exempted_server_passes_untouched(world: HostWorld, host: str) -> None:
     big_log(world.work / "app.log")
     world.settings["CTXMODE_MCP_PASSTHROUGH"] = SERVER
-    results, run = _session(world, host, world.work / "app.log")
+    results, run = _session(world, host, _reads(world.work / "app.log"))
     assert results and CUT not in results[0], results[0][:2000]
     assert len(results) == 1, run.describe()  # no notice: nothing to search
+
+
+@pytest.mark.parametrize("host", ALL_HOSTS)
+def test_a_playwright_snapshot_of_2000_rows_keeps_page_facts_and_every_row_findable(
+    world: HostWorld, host: str
+) -> None:
+    argv = playwright(world)
+    with page_server(world, orders_page()) as url:
+        agent = CallThenSearch(world.work, "", steps=[("browser_navigate", {"url": url}), ("browser_snapshot", {})],
+                               server="playwright", query="order 1234 Reykjavik")  # fmt: skip
+        results, run = _session(world, host, agent, argv)
+    assert len(results) >= 3, run.describe()
+    notice, searched = results[1:3]  # after the navigation's short result
+    assert len(notice.encode()) <= NOTICE_LIMIT and PAGE_NEEDLE not in notice, notice[:3000]
+    assert "Orders dashboard" in notice and url in notice, notice[:3000]  # title, URL
+    assert 'heading "All orders"' in notice and re.search(
+        r'link "Open order \d+" \[ref=e\d+\]', notice
+    )
+    assert PAGE_NEEDLE in searched, searched[:2000]
