@@ -168,3 +168,21 @@ def test_a_plugin_hosts_mcp_result_is_cut_when_its_shim_names_the_server(
         return
     assert 'context-mode_ctx_search(queries=["<what you need>"]' in decision.context
     assert len(decision.context.encode()) <= mcp_notice.NOTICE_BYTES
+
+
+def test_qwen_codes_cut_with_its_head_points_at_the_whole(data_root, tmp_path):
+    saved = tmp_path / "mcp__fs__read_1.output"
+    saved.write_text(BIG)
+    kept = (f"Tool output was too large and has been truncated.\nThe full output has been saved "
+            f"to: {saved}\nTo read the complete output, use the read_file tool.\n\n" + BIG[:2_000])  # fmt: skip
+    event = _event(tmp_path, "mcp__fs__read", {"llmContent": [{"text": kept}]})
+    decision = shape_mcp_result(event, "", load("qwen-code"))
+    label = re.search(r'source="([^"]+)"', decision.context).group(1)
+    assert "row 3999 of" in _search(tmp_path, label, "row 3999")
+
+
+def test_a_servers_own_saved_to_line_is_not_a_pointer(data_root, tmp_path):
+    shot = tmp_path / "page.png"
+    shot.write_bytes(b"\x89PNG")
+    event = _event(tmp_path, "mcp__pw__browser_take_screenshot", f"Screenshot saved to {shot}")
+    assert shape_mcp_result(event, "", load("claude-code")) is None

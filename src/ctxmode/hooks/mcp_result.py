@@ -22,7 +22,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ctxmode.vocab.platform import Platform
 
-POINTER_CHARS = 2_000  # a host's pointer to its saved copy is a short message
+POINTER_CHARS = 1_000  # a host's pointer to its saved copy opens what it hands over
+# How hosts say they kept only part (Claude Code: "exceeds maximum allowed tokens", Qwen
+# Code: "Tool output was too large", Copilot CLI: "Output too large to read at once"): a
+# server's own "saved to <file>" (a screenshot) is not a pointer to its result.
+HOST_CUT_WORDS = ("exceeds maximum allowed tokens", "too large")
 MAX_SAVED_BYTES = 64 * 1024 * 1024
 
 
@@ -54,12 +58,13 @@ def result_text(output: object) -> str | None:
 
 
 def saved_copy(text: str) -> str | None:
-    """The file a host saved the whole result to, when `text` is only its pointer to it."""
-    if len(text) > POINTER_CHARS or "saved to" not in text.lower():
+    """The file a host saved the whole result to, when `text` is what it kept and says so."""
+    head = text[:POINTER_CHARS].lower()
+    if "saved to" not in head or not any(words in head for words in HOST_CUT_WORDS):
         return None
     import re
 
-    found = re.search(r"(?i)saved to:?\s+(/[^\s]+?)[.,;]?(?:\s|$)", text)
+    found = re.search(r"(?i)saved to:?\s+(/[^\s]+?)[.,;]?(?:\s|$)", text[:POINTER_CHARS])
     path = found.group(1) if found else None
     return path if path and os.path.isfile(path) else None
 
