@@ -49,9 +49,9 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
     guarded(capture_tool_call, event)  # session continuity: never blocks the output shaping
     if not platform.can_replace_output:
         return None
-    from ctxmode.hooks.posttooluse import shape_output
-
     if event.tool == "Bash":
+        from ctxmode.hooks.posttooluse import shape_output
+
         return shape_output(event, our_prefix(platform, event))
     from ctxmode.hooks.mcp_result import shape_mcp_result
 
