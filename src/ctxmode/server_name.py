@@ -53,6 +53,16 @@ def registered_server(platform: Platform, project_dir: str) -> str:
     return name
 
 
+def configured_servers(platform: Platform, project_dir: str) -> list[str]:
+    """Every MCP server name in this host's config files for `project_dir`, ours excluded."""
+    names: list[str] = []
+    for path, keys in platform.mcp_config(project_dir):
+        for name, entry in _lookup(_read_json(path), keys).items():
+            if isinstance(name, str) and name and not runs_ctxmode(entry) and name not in names:
+                names.append(name)
+    return names
+
+
 def _stamp(path: str) -> list[int] | None:
     try:
         stat = os.stat(path)

@@ -181,8 +181,12 @@ WRAP_COMMANDS = _declare(
 )  # fmt: skip
 MCP_OUTPUT_LIMIT = _declare(
     "CTXMODE_MCP_OUTPUT_LIMIT", "int", 40_000,
-    "Characters of another MCP server's output kept before the middle is cut and indexed.",
+    "Characters of another MCP server's result passed whole; a longer one is indexed and noticed.",
     low=9_000,
+)  # fmt: skip
+MCP_PASSTHROUGH = _declare(
+    "CTXMODE_MCP_PASSTHROUGH", "list", (),
+    "MCP servers (`server`) or tools (`server__tool`) whose results are never cut, comma-separated.",
 )  # fmt: skip
 EXTERNAL_MCP_NUDGE_EVERY = _declare(
     "CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "int", 10,

@@ -134,6 +134,6 @@ def test_an_external_tools_huge_output_is_indexed_within_the_call_bound(tmp_path
     assert completed.returncode == 0, completed.stderr
     output = json.loads(completed.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]
     notice = output[0]["text"]
-    assert "Its first part (indexing stopped after the first" in notice, notice[-600:]
+    assert "Incomplete: indexing stopped after the first" in notice, notice[-600:]
     assert "issue 149999" in notice  # the tail is still shown
     assert _tree_bytes(data) <= cap

@@ -324,7 +324,7 @@ def _claude(world: HostWorld, model: FakeModel, prompt: str) -> HostRun:
     binary = npm_host("claude-code", "claude")
     command = [binary, "-p", prompt, "--output-format", "stream-json", "--verbose",
                "--model", "claude-sonnet-4-5", "--max-turns", "40",
-               "--allowedTools", "Bash,Read,WebFetch,mcp__context-mode"]  # fmt: skip
+               "--allowedTools", "Bash,Read,WebFetch,mcp__context-mode,mcp__fs,mcp__playwright"]  # fmt: skip
     env = world.env(ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="fake-key",
                     DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1",
                     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", ENABLE_TOOL_SEARCH="false",

@@ -181,6 +181,7 @@ class HostWorld:
 
     root: Path
     netns: str | None = None
+    settings: dict[str, str] = field(default_factory=dict)  # the user's CTXMODE_* variables
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -204,6 +205,7 @@ class HostWorld:
         env.update(self.xdg())
         env.update(HOME=str(self.home), TMPDIR=str(self.root / "tmp"), TERM="dumb",
                    NO_COLOR="1", USER="ctxmode", SHELL="/bin/bash")  # fmt: skip
+        env.update(self.settings)
         env.update(extra)
         return env
 

@@ -51,10 +51,14 @@ def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
     guarded(capture_tool_call, event)  # session continuity: never blocks the output shaping
     if not platform.can_replace_output:
         return None
-    from ctxmode.hooks.posttooluse import shape_output
+    if event.tool in ("Bash", "Read"):  # a shell's output, a bounded read's note
+        from ctxmode.hooks.posttooluse import shape_output
 
-    window = platform.read_window if platform.can_modify_input else None
-    return shape_output(event, our_prefix(platform, event), window)
+        window = platform.read_window if platform.can_modify_input else None
+        return shape_output(event, our_prefix(platform, event), window)
+    from ctxmode.hooks.mcp_result import shape_mcp_result
+
+    return shape_mcp_result(event, our_prefix(platform, event), platform)
 
 
 def on_post_tool_use_failure(event: HookEvent, platform: Platform) -> Decision | None:

@@ -9,7 +9,8 @@ decides, in host-free terms:
   the command where the host takes changed arguments, else becomes a deny carrying its
   guidance;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
-  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`);
+  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`), and so another
+  MCP server's (`ctxmode.hooks.mcp_result`; the shim names the servers in `mcpServers`);
 - the routing section for the system prompt, with the tool names the host really offers.
 
 Our MCP tools' prefix is detected from the host's tool registry (the server whose tools
@@ -243,7 +244,13 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return None
     host_tool = host_tool_name(event)
     if not listed(host_tool, settings.truncate_tools):
-        return None
+        servers = event.raw.get("mcpServers")  # the other MCP servers the host connected
+        if not isinstance(servers, list):
+            return None
+        from ctxmode.hooks.mcp_result import shape_named_result
+
+        names = [name for name in servers if isinstance(name, str)]
+        return shape_named_result(event, result.text, result.full_stdout_path, names, prefix)
     if _whole_size(result) <= result_limit(host_tool, settings):
         return None
     from ctxmode.hooks.cut_output import cut, cut_matches

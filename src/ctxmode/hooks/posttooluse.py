@@ -1,41 +1,18 @@
-"""PostToolUse output shaping: keep oversized tool output out of the context (Tier 2).
+"""PostToolUse output shaping: keep oversized shell output out of the context (Tier 2).
 
 Only on hosts that can replace a tool's output (`Platform.can_replace_output`).
 Nothing is lost: the full text is indexed in the project's knowledge base under a unique
-label. An external MCP tool's output keeps its head and tail around a cut that names the
-label (if indexing fails, the text is saved under `<data root>/outputs/` instead); a
-shell command's output over the wrapper's threshold becomes the same bounded notice
-`ctxmode wrap` prints (`cut_output`), or passes untouched if it cannot be indexed.
+label. A shell command's output over the wrapper's threshold becomes the same bounded
+notice `ctxmode wrap` prints (`cut_output`), or passes untouched if it cannot be indexed.
+Other MCP servers' results: `ctxmode.hooks.mcp_result`.
 """
 
 from __future__ import annotations
 
 import os
-import time
 
-from ctxmode import paths, settings
-from ctxmode.hooks import throttle
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import is_external_mcp, search_call
-
-HEAD_CHARS = 6_000
-TAIL_CHARS = 3_000
-
-
-def output_limit() -> int:
-    return settings.integer(settings.MCP_OUTPUT_LIMIT)  # at least HEAD_CHARS + TAIL_CHARS
-
-
-def output_text(output: object) -> str | None:
-    """The text of a tool output (a string, MCP content blocks, or `{content: [...]}`)."""
-    if isinstance(output, str):
-        return output
-    if isinstance(output, dict):
-        output = output.get("content")
-    if not isinstance(output, list):
-        return None
-    texts = [b["text"] for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return "\n".join(texts) if texts else None
+from ctxmode.vocab.toolnames import search_call
 
 
 def shell_output_text(output: object) -> str | None:
@@ -78,79 +55,17 @@ def replacement_like(original: object, text: str) -> object:
     return block
 
 
-def cut_text(text: str, where: str, tool_prefix: str) -> str:
-    """Head and tail of `text` around a notice that says where the whole text is."""
-    notice = (
-        f"\n\n[ctxmode: {len(text) - HEAD_CHARS - TAIL_CHARS:,} of {len(text):,} characters cut "
-        f"here. {where}]\n\n"
-    )
-    return text[:HEAD_CHARS] + notice + text[-TAIL_CHARS:]
-
-
-INDEX_PIECE_CHARS = 1 << 20
-
-
-def index_output(event: HookEvent, text: str) -> tuple[str, str]:
-    """Index `text` in the project's knowledge base under a new label, within the call's
-    bound on the data root; return the label and the note when the bound cut it short."""
-    import secrets
-
-    from ctxmode import project
-    from ctxmode.sandbox.budget import IndexGuard, call_cap, database_path
-    from ctxmode.store.knowledge import KnowledgeBase
-
-    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in event.tool)[:60]
-    label = f"mcp-output:{safe_tool}:{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
-    root = project.resolve_project_root(event.project_dir or None)
-    step = INDEX_PIECE_CHARS
-    pieces = (text[at : at + step] for at in range(0, len(text), step))
-    with KnowledgeBase.open(root) as kb:
-        guard = IndexGuard(call_cap(), database_path(kb.conn))
-        kb.index_stream(label, guard.pieces(pieces), "plain", session_id=event.session_id or None)
-    return label, guard.note()
-
-
-def save_output(session_id: str, tool: str, text: str) -> str:
-    directory = os.path.join(paths.data_root(), "outputs", throttle.session_key(session_id))
-    paths.ensure_dir(directory)
-    safe_tool = "".join(c if c.isalnum() or c in "-_." else "_" for c in tool)[:80]
-    path = os.path.join(directory, f"{time.time_ns()}-{os.getpid()}-{safe_tool}.txt")
-    from ctxmode.policy.secrets import redact
-
-    with open(path, "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(redact(text))
-    return path
-
-
 def shape_output(
     event: HookEvent, tool_prefix: str, read_window: tuple[str, str] | None = None
 ) -> Decision | None:
-    """A replace-output decision for an oversized shell or external-MCP result, or for a
-    bounded read of a big file (`read_window`: the host's line-window arguments), else None."""
+    """A replace-output decision for an oversized shell result, or for a bounded read of a
+    big file (`read_window`: the host's line-window arguments), else None (other MCP
+    servers' results: `ctxmode.hooks.mcp_result`)."""
     if event.tool == "Bash":
         return cut_shell_output(event, tool_prefix)
     if event.tool == "Read" and read_window is not None:
         return note_bounded_read(event, tool_prefix, read_window)
-    if not is_external_mcp(event.tool):
-        return None
-    text = output_text(event.tool_output)
-    if text is None or len(text) <= output_limit():
-        return None
-    try:
-        label, stopped = index_output(event, text)
-        what = f"Its first part ({stopped})" if stopped else "The full output"
-        where = (
-            f"{what} is indexed as source '{label}': query it with "
-            f"{search_call(tool_prefix + 'ctx_search', label)}."
-        )
-    except Exception as error:  # the store is unusable: keep the text as a file instead
-        paths.append_log("hook-errors.log", f"indexing cut MCP output failed: {error!r}")
-        saved = save_output(event.session_id, event.tool, text)
-        where = (
-            f"The full output is saved in {saved}: index it with {tool_prefix}ctx_index(path) "
-            f"and query it with {tool_prefix}ctx_search."
-        )
-    return Decision.replace_output(cut_text(text, where, tool_prefix))
+    return None
 
 
 def cut_shell_output(event: HookEvent, tool_prefix: str) -> Decision | None:

@@ -42,11 +42,12 @@ def line(event: HookEvent, decision: Decision | None, elapsed_ms: float) -> str:
 
 
 def _replaced_sizes(event: HookEvent, decision: Decision) -> dict[str, int]:
-    from ctxmode.hooks.posttooluse import output_text, shell_output_text
+    from ctxmode.hooks.mcp_result import result_text
+    from ctxmode.hooks.posttooluse import shell_output_text
 
     measured = (decision.meta or {}).get("bytes")  # a cut output: all of it, spilled part too
     if not isinstance(measured, int):
-        original = output_text(event.tool_output) or shell_output_text(event.tool_output) or ""
+        original = result_text(event.tool_output) or shell_output_text(event.tool_output) or ""
         measured = len(original.encode("utf-8", "replace"))
     return {
         "bytes_in": measured,

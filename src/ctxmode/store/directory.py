@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxmode import settings
+from ctxmode.errors import CtxmodeError
 from ctxmode.stats import size_text
 from ctxmode.store import walk
 from ctxmode.store.indexing import looks_binary
@@ -121,8 +122,10 @@ def skipped_lines(result: DirectoryIndexResult) -> list[str]:
     return lines
 
 
-class IndexingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a directory: the files done so far are indexed whole, the rest not at all."""
+class IndexingInterrupted(CtxmodeError, KeyboardInterrupt):
+    """Ctrl-C during a directory: the files done so far are indexed whole, the rest not at all.
+
+    Still a KeyboardInterrupt, so whatever stops on Ctrl-C stops on it too."""
 
     def __init__(self, result: DirectoryIndexResult) -> None:
         super().__init__()

@@ -5,6 +5,10 @@ Shared data, not per host: every host's aliases map onto Claude Code's names.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
 ALIASES: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -98,6 +102,46 @@ def own_tool(name: str) -> str:
     if prefix.upper() == "MCP:" or _names_own_server(prefix):
         return leaf
     return ""
+
+
+def _named_server(name: str) -> tuple[str, str] | None:
+    """(server, tool) of the forms a name alone settles: `mcp__<server>__<tool>` (Claude Code,
+    Qwen Code, Codex), `@<server>/<tool>` (Kiro), `MCP:<tool>` (Cursor, server unknown)."""
+    if name.startswith("mcp__"):
+        server, _, tool = name[5:].partition("__")
+        return (server, tool) if server and tool else None
+    if name.startswith("@") and "/" in name:
+        server, _, tool = name[1:].partition("/")
+        return (server, tool) if server and tool else None
+    if name.startswith("MCP:") and len(name) > 4:
+        return "", name[4:]
+    return None
+
+
+def mcp_tool(name: str, servers: Callable[[], Iterable[str]]) -> tuple[str, str] | None:
+    """(server, tool) when `name` is a tool of another MCP server than ours, else None.
+
+    `servers()`: the server names in the host's MCP config, asked only for the forms a name
+    alone does not settle: Gemini CLI's `mcp_<server>_<tool>` (either may hold `_`),
+    Copilot CLI's `<server>-<tool>`, OpenCode's `<server>_<tool>`, OpenClaw's
+    `<server>__<tool>` (the longest configured server that prefixes the name wins).
+    """
+    found = _named_server(name)
+    if found is None:
+        bare = name[4:] if name.startswith("mcp_") else name
+        for server in sorted(servers(), key=len, reverse=True):
+            for separator in ("__", "_", "-", "/", ":"):
+                if bare.startswith(server + separator) and len(bare) > len(server) + 1:
+                    found = server, bare[len(server) + len(separator) :]
+                    break
+            if found:
+                break
+        if found is None and bare != name and "_" in bare:  # Gemini, server not configured
+            server, _, tool = bare.partition("_")
+            found = server, tool
+    if found is None or own_tool(name) or (found[0] and _names_own_server(found[0])):
+        return None
+    return found
 
 
 def is_external_mcp(name: str) -> bool:

@@ -3,7 +3,8 @@
 // tool.execute.before: a `{deny}` answer throws, which blocks the call with that reason;
 // an `{args}` answer is merged into the call's arguments, which the host then runs.
 // tool.execute.after: an `{output}` answer replaces what the model reads (Python answers
-// only for a big successful output, indexed in full first). The system-prompt transform
+// only for a big successful output of a listed tool or another MCP server, indexed in full
+// first). The system-prompt transform
 // carries the routing block (and, after a compaction, the resume guide); user messages
 // and compactions feed session memory. Every decision is made in Python; when it fails
 // or is slow the call proceeds untouched and the failure is logged. Only the plugin
@@ -40,22 +41,28 @@ export const CtxmodePlugin = async ({ client, directory }) => {
   const config = { ...DEFAULT_CONFIG, ...(launch.config || {}) }
   // Our MCP tools as the host names them (`<server>_<tool>`), once our server is connected:
   // a reason naming a tool the model cannot call is worse than none.
+  // The other connected MCP servers (`mcpServers`) tell their tools (`<server>_<tool>`) from
+  // built-in ones, whose names hold no `_`: asked again when a tool names none of them.
   let tools = []
-  async function offered() {
-    if (tools.length) return tools
+  let servers = []
+  const sanitized = (name) => name.replace(/[^a-zA-Z0-9_-]/g, '_')
+  async function offered(tool = '') {
+    const unknown = tool.includes('_') && !servers.some((name) => tool.startsWith(sanitized(name) + '_'))
+    if (tools.length && !unknown) return tools
     try {
       const status = await withTimeout(client.mcp.status(), 2000)
       const server = launch.server || 'context-mode'
+      servers = Object.keys(status?.data || {}).filter((name) => status.data[name]?.status === 'connected')
       if (status?.data?.[server]?.status === 'connected') {
-        const prefix = server.replace(/[^a-zA-Z0-9_-]/g, '_') + '_'
-        tools = (launch.ourTools || []).map((tool) => prefix + tool)
+        tools = (launch.ourTools || []).map((name) => sanitized(server) + '_' + name)
       }
     } catch (error) {
       bridge.log(`mcp status: ${error}`)
     }
     return tools
   }
-  const base = async (sessionID) => ({ sessionId: sessionID ?? '', cwd: directory || process.cwd(), tools: await offered(), config })
+  const base = async (sessionID, tool) => ({ sessionId: sessionID ?? '', cwd: directory || process.cwd(),
+    tools: await offered(tool), mcpServers: servers.map(sanitized), config })
   const compacted = new Set()
 
   return {
@@ -65,12 +72,19 @@ export const CtxmodePlugin = async ({ client, directory }) => {
       if (typeof answer?.deny === 'string') throw new Error(answer.deny)
       if (answer?.args && typeof answer.args === 'object' && output?.args) Object.assign(output.args, answer.args)
     },
+    // A built-in tool's result is `{output, metadata}`; an MCP tool's is the server's own
+    // `{content: [blocks]}`, seen whole, before the host cuts the text it makes of it.
     'tool.execute.after': async (input, output) => {
-      if (typeof output?.output !== 'string') return
-      const payload = { ...(await base(input.sessionID)), tool: input.tool, input: input.args, callId: input.callID,
-        result: { output: output.output, metadata: brief(output.metadata) } }
+      const blocks = Array.isArray(output?.content) ? output.content : null
+      const text = blocks ? blocks.filter((block) => block?.type === 'text').map((block) => block.text).join('\n')
+        : output?.output
+      if (typeof text !== 'string') return
+      const payload = { ...(await base(input.sessionID, input.tool)), tool: input.tool, input: input.args,
+        callId: input.callID, result: { output: text, isError: output?.isError === true, metadata: brief(output.metadata) } }
       const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
-      if (typeof answer?.output === 'string') output.output = answer.output
+      if (typeof answer?.output !== 'string') return
+      if (blocks) output.content = [{ type: 'text', text: answer.output }]
+      else output.output = answer.output
     },
     'chat.message': async (input, output) => {
       const prompt = (output?.parts || []).filter((part) => part.type === 'text' && !part.synthetic)

@@ -1,0 +1,79 @@
+"""Another MCP server's bulky result on the real hosts, through each host's own MCP client:
+the official filesystem server (from npm) reads a 330 KB log; Playwright MCP (on Debian's
+chromium) snapshots a 2,000-row page served on 127.0.0.1.
+
+What the model received is read from the fake model's log: the big result arrives as a
+notice of at most 10 KB naming one search, and that search finds a line from the middle;
+a small result arrives as the host passes it; a server the user exempted
+(`CTXMODE_MCP_PASSTHROUGH`) reaches the model as the host alone would pass it. A page
+snapshot's notice keeps its title, URL, headings and interactive elements' refs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ctxmode.platforms import load
+from support.hosts import HostWorld
+from support.mcp_servers import PAGE_NEEDLE, orders_page, page_server, playwright
+from support.mcp_session import (
+    ALL_HOSTS,
+    MIDDLE,
+    SERVER,
+    CallThenSearch,
+    big_log,
+    mcp_session,
+    reads,
+)
+
+NOTICE_LIMIT = 10_240
+CUT = "kept out of the context by ctxmode"  # in every notice's first line
+
+
+SMALL = "".join(f"small line {i}: nothing to cut here\n" for i in range(60))
+
+
+@pytest.mark.parametrize("host", ALL_HOSTS)
+def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_found(
+    world: HostWorld, host: str
+) -> None:
+    assert load(host).can_replace_output or load(host).plugin_host
+    big_log(world.work / "app.log")
+    (world.work / "small.txt").write_text(SMALL)
+    results, run = mcp_session(world, host, reads(world.work / "small.txt", world.work / "app.log"))
+    assert len(results) >= 3, run.describe()
+    small, notice, searched = results[:3]
+    # As the host passes it (Claude Code: the server's structured result as JSON text).
+    assert all(line in small for line in SMALL.splitlines()) and CUT not in small, small
+    assert len(notice.encode()) <= NOTICE_LIMIT and MIDDLE not in notice, notice[:3000]
+    assert MIDDLE in searched, searched[:2000]
+
+
+@pytest.mark.parametrize("host", ALL_HOSTS)
+def test_an_exempted_server_passes_untouched(world: HostWorld, host: str) -> None:
+    big_log(world.work / "app.log")
+    world.settings["CTXMODE_MCP_PASSTHROUGH"] = SERVER
+    results, run = mcp_session(world, host, reads(world.work / "app.log"))
+    assert results and CUT not in results[0], results[0][:2000]
+    assert len(results) == 1, run.describe()  # no notice: nothing to search
+
+
+@pytest.mark.parametrize("host", ALL_HOSTS)
+def test_a_playwright_snapshot_of_2000_rows_keeps_page_facts_and_every_row_findable(
+    world: HostWorld, host: str
+) -> None:
+    argv = playwright(world)
+    with page_server(world, orders_page()) as url:
+        agent = CallThenSearch(world.work, "", steps=[("browser_navigate", {"url": url}), ("browser_snapshot", {})],
+                               server="playwright", query="order 1234 Reykjavik")  # fmt: skip
+        results, run = mcp_session(world, host, agent, argv)
+    assert len(results) >= 3, run.describe()
+    notice, searched = results[1:3]  # after the navigation's short result
+    assert len(notice.encode()) <= NOTICE_LIMIT and PAGE_NEEDLE not in notice, notice[:3000]
+    assert "Orders dashboard" in notice and url in notice, notice[:3000]  # title, URL
+    assert 'heading "All orders"' in notice and re.search(
+        r'link "Open order \d+" \[ref=e\d+\]', notice
+    )
+    assert PAGE_NEEDLE in searched, searched[:2000]

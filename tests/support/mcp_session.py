@@ -1,0 +1,98 @@
+"""A scripted session on a real host that calls another MCP server's tools (the official
+filesystem server, Playwright MCP), then the search our notice names: shared by
+tests/platforms/real/test_mcp_results.py and bench/mcp_results.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from support.cli import ctx
+from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, unquoted
+from support.fake_model import Reply, Request, ToolCall
+from support.hosts import HostRun, HostWorld
+from support.mcp_servers import add_server, filesystem
+from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
+
+SERVER = "fs"
+TOOL = "read_text_file"
+MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
+PLUGIN_HOSTS = {host.id: host for host in OPENCODE_HOSTS}
+ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
+
+
+def big_log(path: Path) -> str:
+    lines = [f"log line {i} order={70000 + i * 7 % 9000} status=ok latency={i % 97}ms "
+             f"path=/api/v1/orders/{i % 311}/items\n" for i in range(4200)]  # fmt: skip
+    lines[3217] = MIDDLE + "\n"
+    text = "".join(lines)
+    path.write_text(text)
+    return text
+
+
+@dataclass
+class CallThenSearch(CompliantAgent):
+    """Calls each of `steps` (a tool of `server` and its arguments) in turn, then runs the
+    search the last result names (if it names one) with `query`."""
+
+    steps: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    server: str = SERVER
+    query: str = "3217 gateway-timeout"
+    host: str = ""
+
+    def __call__(self, request: Request) -> Reply:
+        results = received(request)
+        if len(results) < len(self.steps):
+            return self._step(request, *self.steps[len(results)])
+        found = SEARCH_CALL.search(unquoted(results[-1]))
+        if len(results) == len(self.steps) and found:
+            return self._call(request, found.group(1), queries=[self.query], source=found.group(2))
+        return Reply(text="done")
+
+    def _step(self, request: Request, tool: str, arguments: dict[str, Any]) -> Reply:
+        # Codex lists it bare, inside the server's namespace.
+        offered = [name for name in request.tool_names() if name.endswith(tool)]
+        if not offered:  # not listed (Qwen Code): called by name, with the server's arguments
+            name = f"mcp__{self.server}__{tool}"
+            return Reply(tool_calls=[ToolCall(name, dict(arguments))])
+        name = next((n for n in offered if self.server in n), offered[0])
+        return self._call(request, name, **arguments)
+
+
+def reads(*targets: Path) -> CallThenSearch:
+    """The filesystem server's reads of `targets`, then the search for the log's middle."""
+    return CallThenSearch(targets[0].parent, "", steps=[(TOOL, {"path": str(t)}) for t in targets])
+
+
+def mcp_session(
+    world: HostWorld,
+    host: str,
+    agent: CallThenSearch,
+    server: list[str] | None = None,
+    with_ctxmode: bool = True,
+) -> tuple[list[str], HostRun]:
+    """The scripted session on `host` (`ctxmode setup` done unless `with_ctxmode` is false,
+    then the MCP server `server`, by default the filesystem one, added): what the model
+    received for each tool call, and the host's run."""
+    agent.host = host
+    prompt = f"Use the {agent.server} server"
+    with world.fake_model([agent] * 6) as model:
+        if host in PLUGIN_HOSTS:
+            plugin_host = PLUGIN_HOSTS[host]
+            plugin_host.installed()
+            plugin_host.configure(world, model)
+        else:
+            HOSTS[host].prepare(world)
+        if with_ctxmode:
+            done = ctx("setup", host, cwd=world.work, env=world.env())
+            assert done.returncode == 0, done.stderr
+        add_server(host, world, agent.server, server or filesystem(world.work))
+        if host in PLUGIN_HOSTS:
+            run = PLUGIN_HOSTS[host].run(world, [prompt])[0]
+        else:
+            run = HOSTS[host].run(world, model, prompt)
+    requests = model.main_requests
+    results = [unquoted(result) for result in received(requests[-1])] if requests else []
+    assert results, run.describe()
+    return results, run
