@@ -1,13 +1,24 @@
-"""Session benchmark: a debugging session on real host binaries, without and with ctxmode.
+"""Session benchmark: debugging sessions on real host binaries, without and with ctxmode.
 
-Run: `.venv/bin/python bench/session.py` (every host; or e.g. `--hosts claude-code,codex`),
-after `.ci/install-hosts`. Each host runs offline against a scripted compliant model on 127.0.0.1
-(`tests/support/debug_session.py`: tests with 3 failures in ~120 KB of noise, a 200 KB
-log, a 60 KB source file read, a grep over a tree, `git log` of 200 commits, a docs page
-fetch). Printed per host: the bytes of every tool result the model received and how many
-of the 6 facts were in them, without ctxmode and with it (after `ctxmode setup <host>`),
-and the target: every fact, in at most max(half the bytes without ctxmode, 24 KB).
-Exit code is always 0: a benchmark, not a gate (tests/platforms/real/test_session.py is).
+Run: `.venv/bin/python bench/session.py` (after `.ci/install-hosts`): every host, every
+scenario, one session per scenario family (a few tens of minutes); `--quick` runs one
+session of five test runs covering every runner, size, failure position and exit status
+(a few minutes); `--hosts claude-code,opencode` and `--scenarios pytest,go/pass-large`
+(families or step names) choose; `--detail` prints every step.
+
+Each host runs offline against a scripted compliant model on 127.0.0.1
+(`tests/support/debug_session.py`): test runs of pytest, jest, go test, cargo test and a
+project's own scripts (`./run_tests.sh`, `bash scripts/ci.sh`, `make check`,
+`./scripts/test`) in each runner's real format, 1 KB to 350 KB, failing at the start,
+middle or end of the run or passing; and (family `other`) a 200 KB log, a 60 KB source
+file read, a grep over a tree, `git log` of 200 commits, a docs page fetch. Facts: each
+failing test's id and its assertion message, a passing run's summary line, one line
+hidden in each other step; a fact counts when it was in what the host sent the model.
+Printed per host and family: the bytes the model received for its tool calls and the
+facts in them, without ctxmode and with it (after `ctxmode setup <host>`), and the
+target: every fact, in at most max(half the bytes without ctxmode, 24 KB).
+Exit code is always 0: a benchmark, not a gate (tests/platforms/real/test_session.py
+runs one fixed session on two hosts).
 """
 
 from __future__ import annotations
@@ -15,31 +26,101 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.debug_session import FACTS, HOSTS, run_session
+from support.debug_session import BY_NAME, FAMILIES, HOSTS, QUICK, STEPS, Score, run_session
 from support.hosts import HostWorld, offline_netns
+
+FLOOR = 24 * 1024
+
+
+def sessions(scenarios: str, quick: bool) -> dict[str, list[str]]:
+    """The sessions to run: a name for each, and its steps in order."""
+    if quick:
+        return {"quick": list(QUICK)}
+    wanted = scenarios.split(",") if scenarios else list(FAMILIES)
+    unknown = [name for name in wanted if name not in FAMILIES and name not in BY_NAME]
+    if unknown:
+        raise SystemExit(f"unknown scenarios {unknown}; families: {', '.join(FAMILIES)}")
+    chosen = [step for step in STEPS if step.family in wanted or step.name in wanted]
+    grouped: dict[str, list[str]] = {}
+    for step in chosen:
+        grouped.setdefault(step.family, []).append(step.name)
+    return grouped
+
+
+def kb(size: int) -> str:
+    return f"{size / 1024:.1f}"
+
+
+def row(host: str, family: str, without: Score, with_: Score) -> bool:
+    target = max(without.tool_result_bytes // 2, FLOOR)
+    met = with_.facts_found == with_.facts_total and with_.tool_result_bytes <= target
+    print(f"{host:<12} {family:<8} {kb(without.tool_result_bytes):>9} "
+          f"{without.facts_found:>3}/{without.facts_total:<3} {kb(with_.tool_result_bytes):>9} "
+          f"{with_.facts_found:>3}/{with_.facts_total:<3} {kb(target):>7}  "
+          f"{'yes' if met else 'NO'}")  # fmt: skip
+    return met
+
+
+def detail(without: Score, with_: Score) -> None:
+    for name, mine in with_.steps.items():
+        theirs = without.steps[name]
+        lost = [fact for fact, found in mine.facts.items() if not found]
+        print(f"{'':14}{name:<36} {kb(theirs.bytes):>8} {theirs.found:>2}/{len(theirs.facts):<2}"
+              f" {kb(mine.bytes):>8} {mine.found:>2}/{len(mine.facts):<2}"
+              f"{'  lost: ' + '; '.join(lost)[:90] if lost else ''}")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default=",".join(HOSTS), help=f"of {', '.join(HOSTS)}")
+    parser.add_argument("--scenarios", default="", help=f"families ({', '.join(FAMILIES)}) "
+                        "or step names; default: all")  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help="one session: " + ", ".join(QUICK))
+    parser.add_argument("--detail", action="store_true", help="print every step")
     args = parser.parse_args()
-    print(f"{'host':<12} {'without':>16} {'with ctxmode':>16} {'target':>9}  met")
+    plan = sessions(args.scenarios, args.quick)
+    print(f"{'host':<12} {'family':<8} {'without KB':>9} {'facts':>7} {'with KB':>9} "
+          f"{'facts':>7} {'target':>7}  met")  # fmt: skip
+    summary = []
     with offline_netns() as netns:
         for host in args.hosts.split(","):
-            with tempfile.TemporaryDirectory() as root:
-                without = run_session(HostWorld(Path(root, "without"), netns), host, False)
-                with_ = run_session(HostWorld(Path(root, "with"), netns), host, True)
-            target = max(without.tool_result_bytes // 2, 24 * 1024)
-            met = with_.facts_found == len(FACTS) and with_.tool_result_bytes <= target
-            print(
-                f"{host:<12} {without.tool_result_bytes / 1024:>7.1f} KB {without.facts_found}/6 "
-                f"{with_.tool_result_bytes / 1024:>8.1f} KB {with_.facts_found}/6 "
-                f"{target / 1024:>6.1f} KB  {'yes' if met else 'NO'}"
-            )
+            totals = [0, 0, 0, 0, 0, 0]  # bytes without/with, facts without/with/all, sessions met
+            started = time.monotonic()
+            for family, names in plan.items():
+                try:
+                    with tempfile.TemporaryDirectory(prefix="ctxmode-bench-session-") as root:
+                        without = run_session(
+                            HostWorld(Path(root, "without"), netns), host, False, names
+                        )
+                        with_ = run_session(HostWorld(Path(root, "with"), netns), host, True, names)
+                except pytest.skip.Exception as skipped:
+                    print(f"{host:<12} skipped: {skipped}")
+                    break
+                except Exception as error:  # a host that failed: say so, go on with the rest
+                    print(f"{host:<12} {family:<8} failed: {str(error).splitlines()[0][:200]}")
+                    continue
+                totals[5] += row(host, family, without, with_)
+                if args.detail:
+                    detail(without, with_)
+                totals[0] += without.tool_result_bytes
+                totals[1] += with_.tool_result_bytes
+                totals[2] += without.facts_found
+                totals[3] += with_.facts_found
+                totals[4] += with_.facts_total
+            summary.append((host, totals, time.monotonic() - started))
+    print()
+    for host, (without, with_, found_without, found, total, met), elapsed in summary:
+        ratio = f"{with_ / without:.0%}" if without else "-"
+        print(f"{host}: facts {found}/{total} with ctxmode ({found_without}/{total} without), "
+              f"{kb(with_)} KB of {kb(without)} KB ({ratio}), target met in {met}/{len(plan)} "
+              f"sessions; {elapsed:.0f} s")  # fmt: skip
 
 
 if __name__ == "__main__":
