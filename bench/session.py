@@ -27,45 +27,75 @@ import argparse
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.debug_session import BY_NAME, FAMILIES, HOSTS, QUICK, STEPS, Score, run_session
+from support.debug_session import (
+    BY_NAME,
+    FAMILIES,
+    HOSTS,
+    QUICK,
+    STEPS,
+    Score,
+    StepScore,
+    run_session,
+)
 from support.hosts import HostWorld, offline_netns
 
 FLOOR = 24 * 1024
 
 
 def sessions(scenarios: str, quick: bool) -> dict[str, list[str]]:
-    """The sessions to run: a name for each, and its steps in order."""
+    """The sessions to run, each a name and its steps in order: the test runs in one
+    long session (as a debugging session goes: run, read, run again), the rest in another."""
     if quick:
         return {"quick": list(QUICK)}
     wanted = scenarios.split(",") if scenarios else list(FAMILIES)
     unknown = [name for name in wanted if name not in FAMILIES and name not in BY_NAME]
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; families: {', '.join(FAMILIES)}")
-    chosen = [step for step in STEPS if step.family in wanted or step.name in wanted]
     grouped: dict[str, list[str]] = {}
-    for step in chosen:
-        grouped.setdefault(step.family, []).append(step.name)
+    for step in STEPS:
+        if step.family in wanted or step.name in wanted:
+            grouped.setdefault("other" if step.family == "other" else "tests", []).append(step.name)
     return grouped
+
+
+@dataclass
+class Tally:
+    """One host's bytes and facts over some steps, without and with ctxmode."""
+
+    without: int = 0
+    with_: int = 0
+    found_without: int = 0
+    found: int = 0
+    facts: int = 0
+
+    def add(self, without: StepScore, with_: StepScore) -> None:
+        self.without += without.bytes
+        self.with_ += with_.bytes
+        self.found_without += without.found
+        self.found += with_.found
+        self.facts += len(with_.facts)
+
+    @property
+    def met(self) -> bool:
+        return self.found == self.facts and self.with_ <= max(self.without // 2, FLOOR)
 
 
 def kb(size: int) -> str:
     return f"{size / 1024:.1f}"
 
 
-def row(host: str, family: str, without: Score, with_: Score) -> bool:
-    target = max(without.tool_result_bytes // 2, FLOOR)
-    met = with_.facts_found == with_.facts_total and with_.tool_result_bytes <= target
-    print(f"{host:<12} {family:<8} {kb(without.tool_result_bytes):>9} "
-          f"{without.facts_found:>3}/{without.facts_total:<3} {kb(with_.tool_result_bytes):>9} "
-          f"{with_.facts_found:>3}/{with_.facts_total:<3} {kb(target):>7}  "
-          f"{'yes' if met else 'NO'}")  # fmt: skip
-    return met
+def row(host: str, family: str, tally: Tally) -> None:
+    target = max(tally.without // 2, FLOOR)
+    print(f"{host:<12} {family:<7} {kb(tally.without):>9} {tally.found_without:>3}/{tally.facts:<3} "
+          f"{kb(tally.with_):>9} {tally.found:>3}/{tally.facts:<3} {kb(target):>7}  "
+          f"{'yes' if tally.met else 'NO'}", flush=True)  # fmt: skip
 
 
 def detail(without: Score, with_: Score) -> None:
@@ -74,7 +104,37 @@ def detail(without: Score, with_: Score) -> None:
         lost = [fact for fact, found in mine.facts.items() if not found]
         print(f"{'':14}{name:<36} {kb(theirs.bytes):>8} {theirs.found:>2}/{len(theirs.facts):<2}"
               f" {kb(mine.bytes):>8} {mine.found:>2}/{len(mine.facts):<2}"
-              f"{'  lost: ' + '; '.join(lost)[:90] if lost else ''}")  # fmt: skip
+              f"{'  lost: ' + '; '.join(lost)[:90] if lost else ''}", flush=True)  # fmt: skip
+
+
+def run_host(
+    host: str, plan: dict[str, list[str]], netns: str | None, show: bool
+) -> tuple[Tally, list[bool]]:
+    """The host's sessions, without and with ctxmode; a row per family printed; the host's
+    total, and for each family whether it met the target."""
+    total, met = Tally(), []
+    for session, names in plan.items():
+        try:
+            with tempfile.TemporaryDirectory(prefix="ctxmode-bench-session-") as root:
+                without = run_session(HostWorld(Path(root, "without"), netns), host, False, names)
+                with_ = run_session(HostWorld(Path(root, "with"), netns), host, True, names)
+        except pytest.skip.Exception as skipped:
+            print(f"{host:<12} skipped: {skipped}", flush=True)
+            break
+        except Exception as error:  # a host that failed: say so, go on with the rest
+            print(f"{host:<12} {session:<7} failed: {str(error).splitlines()[0][:200]}")
+            continue
+        families: dict[str, Tally] = {}
+        for name in names:
+            family = session if session == "quick" else BY_NAME[name].family
+            families.setdefault(family, Tally()).add(without.steps[name], with_.steps[name])
+            total.add(without.steps[name], with_.steps[name])
+        for family, tally in families.items():
+            row(host, family, tally)
+            met.append(tally.met)
+        if show:
+            detail(without, with_)
+    return total, met
 
 
 def main() -> None:
@@ -86,41 +146,21 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="print every step")
     args = parser.parse_args()
     plan = sessions(args.scenarios, args.quick)
-    print(f"{'host':<12} {'family':<8} {'without KB':>9} {'facts':>7} {'with KB':>9} "
+    print(f"{'host':<12} {'family':<7} {'without KB':>9} {'facts':>7} {'with KB':>9} "
           f"{'facts':>7} {'target':>7}  met")  # fmt: skip
     summary = []
     with offline_netns() as netns:
         for host in args.hosts.split(","):
-            totals = [0, 0, 0, 0, 0, 0]  # bytes without/with, facts without/with/all, sessions met
             started = time.monotonic()
-            for family, names in plan.items():
-                try:
-                    with tempfile.TemporaryDirectory(prefix="ctxmode-bench-session-") as root:
-                        without = run_session(
-                            HostWorld(Path(root, "without"), netns), host, False, names
-                        )
-                        with_ = run_session(HostWorld(Path(root, "with"), netns), host, True, names)
-                except pytest.skip.Exception as skipped:
-                    print(f"{host:<12} skipped: {skipped}")
-                    break
-                except Exception as error:  # a host that failed: say so, go on with the rest
-                    print(f"{host:<12} {family:<8} failed: {str(error).splitlines()[0][:200]}")
-                    continue
-                totals[5] += row(host, family, without, with_)
-                if args.detail:
-                    detail(without, with_)
-                totals[0] += without.tool_result_bytes
-                totals[1] += with_.tool_result_bytes
-                totals[2] += without.facts_found
-                totals[3] += with_.facts_found
-                totals[4] += with_.facts_total
-            summary.append((host, totals, time.monotonic() - started))
+            summary.append(
+                (host, run_host(host, plan, netns, args.detail), time.monotonic() - started)
+            )
     print()
-    for host, (without, with_, found_without, found, total, met), elapsed in summary:
-        ratio = f"{with_ / without:.0%}" if without else "-"
-        print(f"{host}: facts {found}/{total} with ctxmode ({found_without}/{total} without), "
-              f"{kb(with_)} KB of {kb(without)} KB ({ratio}), target met in {met}/{len(plan)} "
-              f"sessions; {elapsed:.0f} s")  # fmt: skip
+    for host, (tally, met), elapsed in summary:
+        ratio = f"{tally.with_ / tally.without:.0%}" if tally.without else "-"
+        print(f"{host}: facts {tally.found}/{tally.facts} with ctxmode ({tally.found_without} "
+              f"without), {kb(tally.with_)} KB of {kb(tally.without)} KB ({ratio}); "
+              f"target met in {sum(met)}/{len(met)} families; {elapsed:.0f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

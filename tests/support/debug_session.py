@@ -9,7 +9,7 @@ message, for a passing one its summary line, for the others one line hidden in t
 The scripted model is compliant: it takes each step with the host's own tool, then does
 what the tool result tells it — runs the exact command a deny names, calls the search or
 fetch tool a notice names (by the name the notice gives), with a query for what it is
-after. Score per step: the bytes the model received for its tool calls (each result, plus
+after — unless what it received for the step already holds every fact it came for. Score per step: the bytes the model received for its tool calls (each result, plus
 what the host sent beside it), and which facts were in them.
 """
 
@@ -365,7 +365,7 @@ class CompliantAgent:
             return self._call(
                 request, found.group(1), url=self.docs_url + step.argument, source="docs"
             )
-        if (found := named_search(result)) and found[1] not in self.log:
+        if (found := named_search(result)) and found[1] not in self.log and self._lacking():
             self.log.append(found[1])
             # A model searches for what it is after, and for each failing test it was shown.
             queries = [step.query, *(test for test in step.failing_ids if test in result)]
@@ -375,6 +375,14 @@ class CompliantAgent:
             # The fetch reply names no host tool: search with the fetch tool's own prefix.
             return self._call(request, self.search_tool, queries=[step.query], source="docs")
         return None
+
+    def _lacking(self) -> bool:
+        """Whether the step's results so far miss one of its facts: a model that has what
+        it came for does not search."""
+        have = "\n".join(
+            unquoted(text) for text in self.received_by_step.get(self.current.name, [])
+        )
+        return not all(fact in have for fact in self.current.facts)
 
     def _shell(self, request: Request, command: str) -> Reply:
         tool = _pick(request, SHELL_TOOLS) or "Bash"
