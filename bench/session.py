@@ -1,10 +1,12 @@
 """Session benchmark: debugging sessions on real host binaries, without and with ctxmode.
 
 Run: `.venv/bin/python bench/session.py` (after `.ci/install-hosts`): every host, every
-scenario, one session per scenario family (a few tens of minutes); `--quick` runs one
-session of five test runs covering every runner, size, failure position and exit status
-(a few minutes); `--hosts claude-code,opencode` and `--scenarios pytest,go/pass-large`
-(families or step names) choose; `--detail` prints every step.
+scenario, the 20 test runs in one session and the other steps in another (about 30
+minutes); `--quick` runs one session of five test runs covering every runner, size,
+failure position and exit status (about 12 minutes for all eleven hosts, most of it
+OpenCode, Kilo and OpenClaw); `--hosts claude-code,opencode` and `--scenarios
+pytest,go/pass-large` (families or step names) choose; `--detail` prints every step and
+the facts it lost. A host not installed is reported and skipped.
 
 Each host runs offline against a scripted compliant model on 127.0.0.1
 (`tests/support/debug_session.py`): test runs of pytest, jest, go test, cargo test and a
@@ -14,11 +16,12 @@ middle or end of the run or passing; and (family `other`) a 200 KB log, a 60 KB 
 file read, a grep over a tree, `git log` of 200 commits, a docs page fetch. Facts: each
 failing test's id and its assertion message, a passing run's summary line, one line
 hidden in each other step; a fact counts when it was in what the host sent the model.
-Printed per host and family: the bytes the model received for its tool calls and the
-facts in them, without ctxmode and with it (after `ctxmode setup <host>`), and the
-target: every fact, in at most max(half the bytes without ctxmode, 24 KB).
-Exit code is always 0: a benchmark, not a gate (tests/platforms/real/test_session.py
-runs one fixed session on two hosts).
+Printed per host and family (for `--quick`: its one session): the bytes the model
+received for its tool calls and the facts in them, without ctxmode and with it (after
+`ctxmode setup <host>`), and the target: every fact, in at most max(half the bytes
+without ctxmode, 24 KB); then a summary line per host. Exit code is always 0: a
+benchmark, not a gate (tests/platforms/real/test_session.py runs one fixed session on
+two hosts).
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ def run_host(
             print(f"{host:<12} skipped: {skipped}", flush=True)
             break
         except Exception as error:  # a host that failed: say so, go on with the rest
-            print(f"{host:<12} {session:<7} failed: {str(error).splitlines()[0][:200]}")
+            print(f"{host:<12} {session:<7} failed: {str(error).splitlines()[0][:200]}", flush=True)
             continue
         families: dict[str, Tally] = {}
         for name in names:
@@ -146,11 +149,14 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="print every step")
     args = parser.parse_args()
     plan = sessions(args.scenarios, args.quick)
+    hosts = args.hosts.split(",")
+    if unknown := [host for host in hosts if host not in HOSTS]:
+        raise SystemExit(f"unknown hosts {unknown}; hosts: {', '.join(HOSTS)}")
     print(f"{'host':<12} {'family':<7} {'without KB':>9} {'facts':>7} {'with KB':>9} "
           f"{'facts':>7} {'target':>7}  met")  # fmt: skip
     summary = []
     with offline_netns() as netns:
-        for host in args.hosts.split(","):
+        for host in hosts:
             started = time.monotonic()
             summary.append(
                 (host, run_host(host, plan, netns, args.detail), time.monotonic() - started)

@@ -72,7 +72,7 @@ OTHER_STEPS = (
 # one passing run. What the model runs is what a developer types; `bin/` stand-ins (and
 # the scripts) print what the real runner prints for it.
 #        name                             command                          format   size     position failing
-RUNS = (("pytest/fail-small-start",        "pytest tests/unit/test_tax.py", "pytest", "small", "start", 2),
+RUNS = (("pytest/fail-small-start",        "pytest -v tests/unit/test_tax.py", "pytest", "small", "start", 2),
         ("pytest/fail-large-middle",       "pytest -v tests",               "pytest", "large", "middle", 3),
         ("pytest/fail-huge-end",           "pytest -v -p no:cacheprovider tests/integration",
                                                                             "pytest", "huge", "end", 3),
@@ -81,7 +81,7 @@ RUNS = (("pytest/fail-small-start",        "pytest tests/unit/test_tax.py", "pyt
         ("jest/fail-large-end",            "npx jest --verbose",            "jest", "large", "end", 3),
         ("jest/fail-huge-start",           "npx jest --verbose --ci src",   "jest", "huge", "start", 3),
         ("jest/pass-small",                "npx jest src/cart",             "jest", "small", "end", 0),
-        ("go/fail-small-end",              "go test ./tax/...",             "go", "small", "end", 2),
+        ("go/fail-small-end",              "go test -v ./tax/...",          "go", "small", "end", 2),
         ("go/fail-large-start",            "go test -v ./...",              "go", "large", "start", 3),
         ("go/fail-huge-middle",            "go test -v -count=1 ./...",     "go", "huge", "middle", 3),
         ("go/pass-large",                  "go test -v ./api/...",          "go", "large", "end", 0),
