@@ -3,7 +3,7 @@
 Run: `.venv/bin/python bench/session.py` (after `.ci/install-hosts`): every host, every
 scenario, the 20 test runs in one session and the other steps in another (about 30
 minutes); `--quick` runs one session of five test runs covering every runner, size,
-failure position and exit status (about 12 minutes for all eleven hosts, most of it
+failure position and exit status (about 10 minutes for all eleven hosts, most of it
 OpenCode, Kilo and OpenClaw); `--hosts claude-code,opencode` and `--scenarios
 pytest,go/pass-large` (families or step names) choose; `--detail` prints every step and
 the facts it lost. A host not installed is reported and skipped.
