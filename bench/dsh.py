@@ -41,10 +41,10 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from ctxmode.launch import fast_hook_prefix  # noqa: E402
 from ctxmode.platforms._shim import launch_config  # noqa: E402
+from support.dsh_host import DSH, SETUP_OPTIONS, dsh_env  # noqa: E402
 from support.fake_model import Reply, Request, ToolCall, reply  # noqa: E402
-from support.hosts import HOSTS_DIR, HostWorld, offline_netns  # noqa: E402
+from support.hosts import HostWorld, offline_netns  # noqa: E402
 
-DSH = HOSTS_DIR / "pypi" / "dsh" / "bin" / "dsh"
 KEYS = ("log", "tests", "git-log", "read", "grep")
 BRIDGE_JS = REPO / "src" / "ctxmode" / "plugins" / "bridge.js"
 
@@ -147,17 +147,8 @@ def search_turn(
     return turn
 
 
-def dsh_env(world: HostWorld, url: str = "") -> dict[str, str]:
-    extra = {"DSH_HOME": str(world.root / "dsh-home"), "DSH_PERMISSION_MODE": "danger-full-access",
-             "DSH_TELEMETRY_MODE": "DISABLED",
-             "PKG_NATIVE_CACHE_PATH": str(HOSTS_DIR / "pypi" / "dsh" / "pkg-cache")}  # fmt: skip
-    if url:
-        extra.update(DEEPSEEK_BASE_URL=f"{url}/anthropic", DEEPSEEK_API_KEY="sk-fake")
-    return world.env(**extra)
-
-
 def setup(world: HostWorld, *options: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "ctxmode", "setup", "dsh", "--profile", "headless", *options],
+    done = subprocess.run([sys.executable, "-m", "ctxmode", "setup", "dsh", *SETUP_OPTIONS, *options],
                           cwd=world.work, env=dsh_env(world), capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode:
         raise SystemExit(f"setup failed: {done.stderr}")

@@ -182,6 +182,9 @@ class HostWorld:
     root: Path
     netns: str | None = None
     settings: dict[str, str] = field(default_factory=dict)  # the user's CTXMODE_* variables
+    # Directories put before the inherited PATH (a project's own tools, as a user's shell
+    # profile would put them there).
+    path: list[Path] = field(default_factory=list)
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -202,6 +205,8 @@ class HostWorld:
     def env(self, **extra: str) -> dict[str, str]:
         """The host's environment: ours minus secrets and CI markers, plus its own HOME."""
         env = {name: os.environ[name] for name in KEPT_ENV if name in os.environ}
+        if self.path:
+            env["PATH"] = os.pathsep.join([*map(str, self.path), env.get("PATH", os.defpath)])
         env.update(self.xdg())
         env.update(HOME=str(self.home), TMPDIR=str(self.root / "tmp"), TERM="dumb",
                    NO_COLOR="1", USER="ctxmode", SHELL="/bin/bash")  # fmt: skip

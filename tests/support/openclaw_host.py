@@ -38,7 +38,7 @@ def openclaw() -> list[str]:
 
 
 def host_env(world: HostWorld) -> dict[str, str]:
-    return world.env(PATH=f"{NODE.parent}:{os.environ.get('PATH', '')}",
+    return world.env(PATH=f"{NODE.parent}:{world.env().get('PATH', '')}",
                      OPENCLAW_GATEWAY_TOKEN=TOKEN)  # fmt: skip
 
 
