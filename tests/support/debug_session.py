@@ -15,11 +15,9 @@ what the host sent beside it), and which facts were in them.
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
 import subprocess
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +27,8 @@ from typing import Any
 from support import dsh_host
 from support.cli import ctx
 from support.fake_model import FakeModel, Reply, Request, ToolCall, _flatten
-from support.hosts import HostRun, HostWorld, npm_host, socket_in_netns
+from support.hosts import HostRun, HostWorld, npm_host
+from support.mcp_servers import page_server
 from support.openclaw_host import OpenClaw
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
 from support.pi_hosts import HOSTS as PI_HOSTS
@@ -217,29 +216,8 @@ def docs_page() -> str:
 @contextmanager
 def docs_server(world: HostWorld) -> Iterator[str]:
     """Serve the docs page on 127.0.0.1 inside the world's network; yields the base URL."""
-    page = docs_page().encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(page)))
-            self.end_headers()
-            self.wfile.write(page)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    sock = socket_in_netns(world.netns)
-    server = http.server.ThreadingHTTPServer(sock.getsockname(), Handler, bind_and_activate=False)
-    server.socket.close()
-    server.socket = sock
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with page_server(world, docs_page()) as url:
+        yield url.rstrip("/")
 
 
 # ------------------------------------------------------------------ the compliant model

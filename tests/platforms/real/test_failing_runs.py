@@ -18,26 +18,18 @@ from pathlib import Path
 import pytest
 
 from support.cli import ctx
-from support.debug_session import (
-    FAILING_TESTS,
-    HOSTS,
-    RUN_INSTEAD,
-    CompliantAgent,
-    Step,
-    _write_test_runner,
-    received,
-)
+from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
+from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
 from support.hosts import HostWorld
 
 SCRIPT = "./run_tests.sh"
-FAILURE_MESSAGE = "AssertionError: assert 41 == 42"
 NATIVE_BYTES = 120_000  # what the script prints
 BOUND = 24 * 1024  # tool-result bytes the model may get for it, search included
 
 
 def project_with_failing_script(work: Path) -> None:
     (work / "tools").mkdir()
-    _write_test_runner(work / "tools" / "fake_pytest.py")
+    write_test_runner(work / "tools" / "fake_pytest.py")
     script = work / "run_tests.sh"
     script.write_text('#!/bin/sh\nexec python3 "$(dirname "$0")/tools/fake_pytest.py" "$@"\n')
     script.chmod(0o755)
@@ -51,7 +43,8 @@ def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     HOSTS[host].prepare(world)
     done = ctx("setup", host, cwd=world.work, env=world.env())
     assert done.returncode == 0, done.stderr
-    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED test")])
+    facts = (*FAILING_TESTS, FAILURE_MESSAGE)
+    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED", facts)])
     with world.fake_model([agent] * 8) as model:
         run = HOSTS[host].run(world, model, "Run the project's tests")
     results = received(model.main_requests[-1]) if model.main_requests else []
@@ -73,7 +66,7 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
     HOSTS["qwen-code"].prepare(world)
     done = ctx("setup", "qwen-code", cwd=world.work, env=world.env())
     assert done.returncode == 0, done.stderr
-    steps = [Step("first", "shell", command, "boom"), Step("again", "shell", command, "boom")]
+    steps = [Step(name, "shell", command, "boom", ("boom",)) for name in ("first", "again")]
     agent = CompliantAgent(world.work, "", steps=steps)
     with world.fake_model([agent] * 8) as model:
         run = HOSTS["qwen-code"].run(world, model, "Run it twice")
@@ -94,7 +87,9 @@ def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
     if with_ctxmode:
         done = ctx("setup", host, cwd=world.work, env=world.env())
         assert done.returncode == 0, done.stderr
-    agent = CompliantAgent(world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x")])
+    agent = CompliantAgent(
+        world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
+    )
     with world.fake_model([agent] * 4) as model:
         run = HOSTS[host].run(world, model, "Run it")
     results = received(model.main_requests[-1]) if model.main_requests else []

@@ -60,12 +60,11 @@ def _gtest_project(work: Path) -> tuple[str, dict[str, str], str]:
 
 
 def _pytest_project(work: Path) -> tuple[str, dict[str, str], str]:
-    from support.debug_session import FAILING_TESTS, _write_test_runner
+    from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
 
     (work / "bin").mkdir()
-    _write_test_runner(work / "bin" / "pytest")
-    wanted = {f"tests/test_billing.py::{name}": "AssertionError: assert 41 == 42"
-              for name in FAILING_TESTS}  # fmt: skip
+    write_test_runner(work / "bin" / "pytest")
+    wanted = {f"tests/test_billing.py::{name}": FAILURE_MESSAGE for name in FAILING_TESTS}
     return "./bin/pytest -q tests", wanted, "assert got == want"
 
 
