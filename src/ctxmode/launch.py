@@ -63,12 +63,18 @@ WRAP_SCRIPT = "ctxmode-wrap"
 
 
 def wrap_script(python: str | None = None, search_path: str | None = None) -> str:
-    """How a host's shell starts the wrapper: `ctxmode-wrap` when that name on PATH is the
-    script beside our interpreter, else that script's absolute path, else "" (no script:
-    an install without console scripts)."""
+    """How a host's shell starts the wrapper: `ctxmode-wrap` when PATH finds the script beside
+    our interpreter through a link in a user's bin directory (what pipx and `uv tool` make,
+    and what a login shell's profile puts on PATH too), else that script's absolute path,
+    else "" (no script: an install without console scripts).
+
+    The bin directory of a virtualenv that is merely activated is named in full: a host that
+    runs commands in a login shell (Codex does) gets its PATH anew from the profile, which
+    knows nothing of the activation."""
     beside = os.path.join(os.path.dirname(python or sys.executable), WRAP_SCRIPT)
     if not os.access(beside, os.X_OK):
         return ""
+    absolute = sh_quote(os.path.abspath(beside))
     search = os.environ.get("PATH", "") if search_path is None else search_path
     for directory in search.split(os.pathsep):
         found = os.path.join(directory, WRAP_SCRIPT) if directory else ""
@@ -77,8 +83,9 @@ def wrap_script(python: str | None = None, search_path: str | None = None) -> st
                 same = os.path.samefile(found, beside)
             except OSError:
                 same = False
-            return WRAP_SCRIPT if same else sh_quote(os.path.abspath(beside))
-    return sh_quote(os.path.abspath(beside))
+            activated = os.path.samefile(directory, os.path.dirname(beside)) if same else False
+            return WRAP_SCRIPT if same and not activated else absolute
+    return absolute
 
 
 def command_words(command: str) -> str:

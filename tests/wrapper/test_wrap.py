@@ -277,16 +277,24 @@ def test_the_console_script_reads_as_the_original_and_joins_plain_words(tmp_path
     assert several.stdout == b"a b|it's|"
 
 
-def test_the_script_is_named_bare_only_when_path_finds_this_one(tmp_path: Path) -> None:
+def test_the_script_is_named_bare_only_when_path_finds_this_one_through_a_users_bin(
+    tmp_path: Path,
+) -> None:
     from ctxmode.launch import wrap_script
 
     bin_dir = Path(sys.executable).parent
-    assert wrap_script(search_path=f"{bin_dir}:/usr/bin") == "ctxmode-wrap"
-    assert wrap_script(search_path="/usr/bin") == str(bin_dir / "ctxmode-wrap")
+    full = str(bin_dir / "ctxmode-wrap")
+    user_bin = tmp_path / "user-bin"  # as pipx or `uv tool` link it into ~/.local/bin
+    user_bin.mkdir()
+    (user_bin / "ctxmode-wrap").symlink_to(full)
+    assert wrap_script(search_path=f"{user_bin}:/usr/bin") == "ctxmode-wrap"
+    # An activated virtualenv: a login shell's profile would not have its bin on PATH.
+    assert wrap_script(search_path=f"{bin_dir}:/usr/bin") == full
+    assert wrap_script(search_path="/usr/bin") == full
     other = tmp_path / "ctxmode-wrap"
     other.write_text("#!/bin/sh\n")
     other.chmod(0o755)
-    assert wrap_script(search_path=f"{tmp_path}:{bin_dir}") == str(bin_dir / "ctxmode-wrap")
+    assert wrap_script(search_path=f"{tmp_path}:{user_bin}") == full
 
 
 def test_a_bulky_run_is_remembered_for_the_project(tmp_path: Path) -> None:
