@@ -193,7 +193,6 @@ def _stop_on_signals() -> None:
 def serve(project_root: str, front: Front) -> None:
     """Serve MCP on the wire `front` holds until the host closes it."""
     state = ServerState.create(project_root)
-    state.announce()
     _stop_on_signals()
     try:
         anyio.run(_serve, state, front)
@@ -201,5 +200,4 @@ def serve(project_root: str, front: Front) -> None:
         pass
     finally:
         front.close()
-        state.withdraw()
         sys.stderr.flush()

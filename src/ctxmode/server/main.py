@@ -6,7 +6,9 @@ only the standard library and our small modules load before it listens.
 
 from __future__ import annotations
 
-from ctxmode import project
+import contextlib
+
+from ctxmode import mcp_ready, project
 from ctxmode.server.front import Front, claim_stdio
 
 
@@ -16,9 +18,18 @@ def serve(project_dir: str | None = None) -> None:
     root = project.resolve_project_root(project_dir)
     front = Front(wire_in, wire_out, root)
     front.start()
-    from ctxmode.server import app  # the MCP SDK: most of the start-up time
+    # Hooks send the model to our tools only while a server is announced. The front lists
+    # them from now on (a call waits for the SDK), so the announcement cannot wait for the
+    # SDK's import: a host's first tool calls come before it ends.
+    with contextlib.suppress(Exception):
+        mcp_ready.announce_server()
+    try:
+        from ctxmode.server import app  # the MCP SDK: most of the start-up time
 
-    app.serve(root, front)
+        app.serve(root, front)
+    finally:
+        with contextlib.suppress(Exception):
+            mcp_ready.withdraw_server()
 
 
 def main(argv: list[str]) -> None:

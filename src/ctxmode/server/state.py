@@ -89,18 +89,6 @@ class ServerState:
         with contextlib.suppress(Exception), self.database() as conn:
             stats.record(conn, call)
 
-    def announce(self) -> None:
-        from ctxmode import mcp_ready
-
-        with contextlib.suppress(Exception):
-            mcp_ready.announce_server()
-
-    def withdraw(self) -> None:
-        from ctxmode import mcp_ready
-
-        with contextlib.suppress(Exception):
-            mcp_ready.withdraw_server()
-
     def before_first_call(self) -> None:
         """Housekeeping the server owes its project once, run before the first tool call's
         handler (in its thread) rather than at start, so `initialize` is answered without
