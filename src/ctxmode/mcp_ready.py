@@ -25,10 +25,7 @@ def announce_server(pid: int | None = None) -> str:
     pid = os.getpid() if pid is None else pid
     directory = paths.ensure_dir(run_dir())
     target = os.path.join(directory, f"{PREFIX}{pid}")
-    temporary = f"{target}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="ascii") as handle:
-        handle.write(str(pid))
-    os.replace(temporary, target)  # readers never see a half-written file
+    paths.write_atomic(target, str(pid), encoding="ascii")
     return target
 
 

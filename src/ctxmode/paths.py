@@ -78,6 +78,15 @@ def ensure_dir(path: str) -> str:
     return path
 
 
+def write_atomic(path: str, text: str, encoding: str = "utf-8") -> None:
+    """Write `text` to `path` through a temporary file beside it, so that a reader never
+    sees a half-written file (another hook process may read it at any moment)."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding=encoding) as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
 def append_log(name: str, line: str, max_bytes: int = 1_000_000) -> bool:
     """Append one line to `<data root>/logs/<name>`, secrets filtered, keeping one rotated copy.
 

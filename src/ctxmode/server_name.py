@@ -115,10 +115,7 @@ def _write_cache(cache: dict) -> None:
     """Best effort, atomic: a failed write only costs a parse next time."""
     try:
         target = _cache_path()
-        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        temporary = f"{target}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(fastjson.dumps(cache))
-        os.replace(temporary, target)
+        paths.ensure_dir(os.path.dirname(target))
+        paths.write_atomic(target, fastjson.dumps(cache))
     except (OSError, ValueError):
         pass

@@ -60,7 +60,4 @@ def record(project_dir: str, command: str) -> None:
 def _trim(path: str) -> None:
     with open(path, encoding="utf-8", errors="replace") as handle:
         lines = handle.read().splitlines()
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write("".join(line + "\n" for line in lines[-KEEP // 2 :]))
-    os.replace(temporary, path)
+    paths.write_atomic(path, "".join(line + "\n" for line in lines[-KEEP // 2 :]))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from ctxmode import paths
 from ctxmode.hooks.jsonout import dumps
 from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
@@ -178,8 +179,6 @@ def _probe(binary: str) -> str:
 
 
 def _cache_path() -> str:
-    from ctxmode import paths
-
     return os.path.join(paths.data_root(), "cache", CACHE_FILE)
 
 
@@ -195,11 +194,8 @@ def _write_cache(entry: dict) -> None:
     """Best effort, atomic: a failed write only costs a probe next time."""
     try:
         target = _cache_path()
-        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        temporary = f"{target}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(dumps(entry))
-        os.replace(temporary, target)
+        paths.ensure_dir(os.path.dirname(target))
+        paths.write_atomic(target, dumps(entry))
     except (OSError, ValueError):
         pass
 
