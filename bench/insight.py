@@ -34,7 +34,7 @@ TOOLS = ("ctx_execute", "ctx_batch_execute", "ctx_execute_file", "ctx_fetch_and_
 
 
 def fill_database(project: str, now: float) -> None:
-    from ctxmode import db, schema
+    from ctxmode.storage import db, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     rng = random.Random(7)
@@ -128,7 +128,7 @@ def main() -> None:
 
 
 def measure(url: str, runs: int, project: str) -> None:
-    from ctxmode.project import project_key
+    from ctxmode.storage.project import project_key
 
     base, token = url.split("/?t=")
     key = project_key(project)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from ctxmode import db, project, schema
+from ctxmode.storage import db, project, schema
 from ctxmode.store.knowledge import KnowledgeBase
 from support.damage import damage_pages
 

@@ -43,7 +43,13 @@ ROOTS = (
 EXTENSIONS = (".h", ".py", ".pm", ".pod", ".vim", ".txt", ".md", ".rst", ".cmake", ".html")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # What decides how text is stored: a change here makes the cached databases stale.
-STORE_SOURCES = ("schema.py", "db.py", "store/indexing.py", "store/chunking.py", "store/terms.py")
+STORE_SOURCES = (
+    "storage/schema.py",
+    "storage/db.py",
+    "store/indexing.py",
+    "store/chunking.py",
+    "store/terms.py",
+)
 TARGET_P50_MS, TARGET_P95_MS, TARGET_DB_RATIO = 20.0, 50.0, 1.5
 
 
@@ -117,7 +123,7 @@ def time_searches(root: Path, texts: list[str], rounds: int) -> tuple[list[float
     """Wall and CPU ms per search, each as a `ctx_search` call runs it (open, search, close).
 
     CPU time is this process's own: on a shared machine it moves far less with the load."""
-    from ctxmode import project, schema
+    from ctxmode.storage import project, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     use_data_root(root)

@@ -392,8 +392,8 @@ async def warm_session(client: Any, project: str, calls: int) -> dict[str, Any]:
 
 def search_attribution(project: str, queries: list[str]) -> dict[str, Any]:
     """In-process, on the database the session built: opening it, and the search alone."""
-    from ctxmode import project as projects
-    from ctxmode import schema
+    from ctxmode.storage import project as projects
+    from ctxmode.storage import schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     root = projects.resolve_project_root(project)

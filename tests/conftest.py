@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from ctxmode import db
+from ctxmode.storage import db
 
 # Property tests check behaviour, not speed: on a loaded 2-core CI box a single example
 # can exceed hypothesis' 200 ms default deadline, which would make them flaky.

@@ -1,4 +1,5 @@
-from ctxmode import schema, stats
+from ctxmode import stats
+from ctxmode.storage import schema
 
 
 def test_saving_is_capped_at_what_the_host_would_show():

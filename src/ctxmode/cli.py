@@ -103,7 +103,7 @@ def fail(error: Exception) -> NoReturn:
 
 
 def _pass_on_notices() -> None:
-    from ctxmode import db
+    from ctxmode.storage import db
 
     for notice in db.take_notices():
         click.echo(f"ctxmode: {notice}", err=True)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from ctxmode import db, paths
+from ctxmode import paths
 from ctxmode.errors import EXIT_INTERNAL, CtxmodeError
+from ctxmode.storage import db
 
 
 class InternalError(CtxmodeError):

@@ -11,7 +11,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from ctxmode import db, settings
+from ctxmode import settings
+from ctxmode.storage import db
 
 # Claude Code cuts Bash output at 30,000 characters; other hosts cut similarly or earlier.
 DEFAULT_HOST_OUTPUT_CAP: int = settings.HOST_OUTPUT_CAP.default  # type: ignore[assignment]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ctxmode import schema
+from ctxmode.storage import schema
 from ctxmode.store.knowledge import KnowledgeBase
 
 Handler = Callable[[http.server.BaseHTTPRequestHandler], None]

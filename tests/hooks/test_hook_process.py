@@ -193,7 +193,7 @@ def test_the_fast_form_runs_from_any_directory(tmp_path):
 
 
 def test_redirects_follow_a_real_announced_server():
-    from ctxmode import mcp_ready
+    from ctxmode.launch import mcp_ready
 
     env = hook_env()
     env.pop("CTXMODE_MCP_READY")

@@ -46,9 +46,9 @@ def test_a_directory_belongs_to_the_deepest_project_holding_it():
 
 
 def test_a_database_ctxmode_has_not_migrated_yet_is_read_as_it_is(data_root):
-    from ctxmode import db, project, schema
     from ctxmode.insight import accounting
     from ctxmode.insight.projects import PerFileCache, discover, scope_for
+    from ctxmode.storage import db, project, schema
 
     root = str(data_root / "old-project")
     conn = db.open_database(project.project_db_path(root), schema.MIGRATIONS[:5])

@@ -157,7 +157,7 @@ def test_subagent_results_pass_through_unless_intercepted():
 
 def test_the_notice_indexes_the_whole_spilled_stream(tmp_path: Path):
     """DSH keeps the last 64,000 bytes and names the file with the whole stream."""
-    from ctxmode.project import resolve_project_root
+    from ctxmode.storage.project import resolve_project_root
     from ctxmode.store.knowledge import KnowledgeBase
 
     lines = [f"log line {n} status=ok" for n in range(12_000)]
@@ -223,7 +223,7 @@ def test_a_tool_of_its_own_limit_is_cut_above_it_and_others_keep_the_general_one
 
 def test_a_grep_notice_counts_matches_per_file_and_indexes_every_match(tmp_path: Path):
     """Also the matches DSH itself left out of what it showed (it keeps 250)."""
-    from ctxmode.project import resolve_project_root
+    from ctxmode.storage.project import resolve_project_root
     from ctxmode.store.knowledge import KnowledgeBase
 
     value = grep_value(400)

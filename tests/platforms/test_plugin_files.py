@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ctxmode.launch.server_name import registered_server
 from ctxmode.platforms import _plugin_files, claude_code, load
-from ctxmode.server_name import registered_server
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

@@ -26,8 +26,8 @@ from ctxmode.server.tools import TOOL_NAMES
 # Module name prefixes only a tool call may load.
 FIRST_CALL_ONLY = (
     "sqlite3",
-    "ctxmode.db",
-    "ctxmode.schema",
+    "ctxmode.storage.db",
+    "ctxmode.storage.schema",
     "ctxmode.store",
     "ctxmode.sandbox",
     "ctxmode.fetch",

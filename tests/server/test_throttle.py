@@ -41,7 +41,7 @@ def test_settings_come_from_env(monkeypatch):
 
 
 def _index_before_the_server(project, label: str) -> None:
-    from ctxmode import project as projects
+    from ctxmode.storage import project as projects
     from ctxmode.store.knowledge import KnowledgeBase
 
     root = projects.resolve_project_root(str(project))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ctxmode import db, schema
 from ctxmode.session import capture, store
+from ctxmode.storage import db, schema
 from ctxmode.store.knowledge import KnowledgeBase
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import HookEvent
@@ -91,7 +91,7 @@ def test_a_prompt_after_compaction_gets_the_guide_once_when_the_host_can_show_it
 
 
 def test_a_corrupt_database_is_replaced_and_capture_goes_on(tmp_path: Path) -> None:
-    from ctxmode import project
+    from ctxmode.storage import project
 
     capture.capture_prompt(hook(tmp_path, ev.USER_PROMPT_SUBMIT, prompt="first"))
     db_path = Path(project.project_db_path(project.resolve_project_root(cwd=str(tmp_path))))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxmode import schema
 from ctxmode.session import store
 from ctxmode.session.capture import capture_tool_call
 from ctxmode.session.detect import command_key
+from ctxmode.storage import schema
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import HookEvent
 

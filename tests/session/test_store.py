@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import db, schema
 from ctxmode.session import purge_rows, stats_section, store
 from ctxmode.session.model import CRITICAL, LOW, NORMAL, Captured
+from ctxmode.storage import db, schema
 
 
 @pytest.fixture

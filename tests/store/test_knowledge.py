@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from ctxmode import project
+from ctxmode.storage import project
 from ctxmode.store import indexing
 from ctxmode.store.knowledge import KnowledgeBase, StoreInputError
 
@@ -308,7 +308,7 @@ def test_a_corrupt_database_is_moved_aside_and_recovered(tmp_path):
 
 
 def test_wrapping_an_open_connection_leaves_it_open(tmp_path):
-    from ctxmode import schema
+    from ctxmode.storage import schema
 
     conn = schema.open_project_db(str(tmp_path))
     with KnowledgeBase(conn) as kb:

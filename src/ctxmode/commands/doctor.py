@@ -22,7 +22,8 @@ from ctxmode.commands.options import project_option
 )
 def command(project_dir: str | None, e2e: bool, show_config: bool) -> None:
     """Check runtimes, SQLite FTS5, storage and versions."""
-    from ctxmode import doctor, project
+    from ctxmode import doctor
+    from ctxmode.storage import project
 
     root = project.resolve_project_root(project_dir)
     if show_config:
@@ -30,7 +31,7 @@ def command(project_dir: str | None, e2e: bool, show_config: bool) -> None:
         return
     checks = doctor.run_checks(root)
     if e2e:
-        from ctxmode.doctor_e2e import e2e_checks
+        from ctxmode.doctor.e2e import e2e_checks
 
         checks.extend(e2e_checks(root))
     click.echo(doctor.render(checks))

@@ -50,8 +50,8 @@ def command(
     as_json: bool,
 ) -> None:
     """Index PATH (a file, a directory, or - for stdin) for `ctxmode search`."""
-    from ctxmode import project, schema
     from ctxmode.policy.secrets import explicit_redaction_off
+    from ctxmode.storage import project, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     # The project comes from the cwd (or --project), never from PATH: `search` run from

@@ -25,10 +25,11 @@ def command(
     exit_with_parent: bool,
 ) -> None:
     """Open a dashboard of what ctxmode kept out of the context, on 127.0.0.1 only."""
-    from ctxmode import paths, project
+    from ctxmode import paths
     from ctxmode.errors import CtxmodeError
     from ctxmode.insight import serve
     from ctxmode.insight.app import Dashboard
+    from ctxmode.storage import project
 
     dashboard = Dashboard(paths.data_root(), project.resolve_project_root(project_dir))
     try:

@@ -12,8 +12,8 @@ from ctxmode.commands.options import project_option
 @project_option()
 def command(yes: bool, project_dir: str | None) -> None:
     """Remove every indexed source of this project (sessions and stats are kept)."""
-    from ctxmode import db, project, schema
     from ctxmode.stats import size_text
+    from ctxmode.storage import db, project, purge, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     root = project.resolve_project_root(project_dir)
@@ -28,10 +28,9 @@ def command(yes: bool, project_dir: str | None) -> None:
                 f"Delete {count} indexed sources ({kb.chunk_count()} sections) of {root}?",
                 abort=True,
             )
-        removed = kb.purge()
         database = project.project_db_path(root)
         before = db.file_bytes(database)
-        reclaimed = db.reclaim_space(conn)
+        removed, reclaimed = purge.purge_knowledge(conn)
         after = db.file_bytes(database)
     size = f"the database went from {size_text(before)} to {size_text(after)}"
     if not reclaimed:

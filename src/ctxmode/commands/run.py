@@ -10,7 +10,6 @@ import sys
 
 import click
 
-from ctxmode import db
 from ctxmode.commands.session import opened, session_options, stop_outside_workspace
 from ctxmode.session.memory import audit
 from ctxmode.session.memory.config import config_path
@@ -19,6 +18,7 @@ from ctxmode.session.memory.inject import INJECT_MODES, block_file, prepare
 from ctxmode.session.memory.resolve import context_block, ensure_session
 from ctxmode.session.memory.runner import RunResult, run_streaming
 from ctxmode.session.memory.store import MemoryStore
+from ctxmode.storage import db
 
 
 @click.command(

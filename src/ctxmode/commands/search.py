@@ -34,8 +34,8 @@ def command(
     project_dir: str | None,
 ) -> None:
     """Search what `ctxmode index` (and the MCP tools) indexed in this project."""
-    from ctxmode import project, schema
     from ctxmode.errors import CtxmodeError
+    from ctxmode.storage import project, schema
     from ctxmode.store.knowledge import KnowledgeBase
 
     text = " ".join(query).strip()

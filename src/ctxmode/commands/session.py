@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ctxmode import db, settings
+from ctxmode import settings
 from ctxmode.session.memory import audit
 from ctxmode.session.memory.block import full_entry
 from ctxmode.session.memory.config import MemoryConfig, config_path, load_config
@@ -28,6 +28,7 @@ from ctxmode.session.memory.store import (
     MemoryStore,
     memory_db_path,
 )
+from ctxmode.storage import db
 
 F = TypeVar("F", bound=Callable[..., Any])
 

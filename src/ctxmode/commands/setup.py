@@ -37,7 +37,7 @@ def target_dir(platform: str, scopes: tuple[str, ...], project_dir: str) -> str:
         return os.path.abspath(project_dir)
     if "user" in scopes:
         return ""
-    from ctxmode.project import resolve_project_root
+    from ctxmode.storage.project import resolve_project_root
 
     return resolve_project_root()  # a project-only host: this project
 

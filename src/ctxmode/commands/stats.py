@@ -13,7 +13,8 @@ from ctxmode.commands.options import project_option
 @project_option()
 def command(project_dir: str | None) -> None:
     """Show per-tool calls, bytes returned, indexed and kept out of context."""
-    from ctxmode import project, schema, session, stats
+    from ctxmode import session, stats
+    from ctxmode.storage import project, schema
 
     root = project.resolve_project_root(project_dir)
     with schema.project_database(root) as conn:
@@ -26,8 +27,9 @@ def command(project_dir: str | None) -> None:
 
 def disk_use(database: str) -> str:
     """The project's database size, and what every project together takes."""
-    from ctxmode import db, paths
+    from ctxmode import paths
     from ctxmode.stats import size_text
+    from ctxmode.storage import db
 
     projects = paths.projects_dir()
     everything = sum(

@@ -16,12 +16,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ctxmode import db
 from ctxmode.fetch import client, policy
 from ctxmode.fetch.client import MAX_BYTES, TIMEOUT_S, Resolver
 from ctxmode.fetch.convert import FetchedDocument, to_document
 from ctxmode.fetch.errors import FetchError, one_line
 from ctxmode.fetch.policy import classify_address
+from ctxmode.storage import db
 
 __all__ = [
     "DEFAULT_TTL_MS",

@@ -19,14 +19,14 @@ if TYPE_CHECKING:  # annotations only
 def our_prefix(platform: Platform, event: HookEvent) -> str:
     """What the host puts before our tools' names (`<prefix>ctx_search`), after the server
     name it really registered."""
-    from ctxmode.server_name import registered_server
+    from ctxmode.launch.server_name import registered_server
 
     return platform.tool_prefix(registered_server(platform, event.project_dir))
 
 
 def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
-    from ctxmode import mcp_ready
     from ctxmode.hooks.routing import route_pre_tool_use
+    from ctxmode.launch import mcp_ready
 
     # A subagent cannot call our MCP tools, so nothing may be redirected to them.
     ready = not event.agent_id and mcp_ready.server_alive()

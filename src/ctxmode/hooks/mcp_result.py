@@ -103,7 +103,7 @@ def shape_mcp_result(event: HookEvent, prefix: str, platform: Platform) -> Decis
     saved = saved_copy(text)
     if saved is None and len(text) <= settings.integer(settings.MCP_OUTPUT_LIMIT):
         return None
-    from ctxmode.server_name import configured_servers
+    from ctxmode.launch.server_name import configured_servers
 
     found = mcp_tool(event.tool, lambda: configured_servers(platform, event.project_dir))
     if found is None or passthrough(*found, event.tool):

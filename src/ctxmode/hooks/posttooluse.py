@@ -174,7 +174,7 @@ def note_bounded_read(
         return None
     if size <= bigread.read_threshold():
         return None
-    from ctxmode import project
+    from ctxmode.storage import project
 
     root = project.resolve_project_root(event.project_dir or None)
     label = bigread.file_label(real, root)

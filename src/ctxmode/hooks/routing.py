@@ -312,8 +312,8 @@ def _route_read(route: Route) -> Decision | None:
 
 def _big_read(route: Route, path: str, size: int) -> Decision | None:
     """Index the whole file; bound the read where the host can, else deny with guidance."""
-    from ctxmode import project
     from ctxmode.hooks import bigread
+    from ctxmode.storage import project
 
     event = route.event
     window = route.read_window

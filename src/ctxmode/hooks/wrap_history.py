@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import paths, project
+from ctxmode import paths
+from ctxmode.storage import project
 
 KEEP = 300
 MAX_READ_BYTES = 64 * 1024

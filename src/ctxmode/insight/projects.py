@@ -17,8 +17,9 @@ from functools import cached_property
 from typing import TypeVar
 from urllib.parse import quote
 
-from ctxmode import paths, schema
+from ctxmode import paths
 from ctxmode.errors import CtxmodeError
+from ctxmode.storage import schema
 
 
 class ProjectNotFound(CtxmodeError, LookupError):

@@ -11,8 +11,8 @@ import secrets
 
 from starlette.requests import Request
 
-from ctxmode import db, purging, schema
 from ctxmode.insight.projects import Project
+from ctxmode.storage import db, purge, schema
 
 
 def allowed(request: Request, form: dict[str, str], csrf: str, port: int) -> bool:
@@ -33,9 +33,9 @@ def run(target: Project, session_id: str) -> str:
     conn = db.open_database(target.db_path, schema.MIGRATIONS)
     with contextlib.closing(conn):
         if session_id:
-            removed = purging.purge_session(conn, session_id)
+            removed = purge.purge_session(conn, session_id)
             return f"Purged session {session_id}: {removed} rows removed."
-        sources, removed = purging.purge_project(conn)
+        sources, removed = purge.purge_project(conn)
     return (
         f"Purged {target.root or target.key}: {sources} knowledge-base sources and "
         f"{removed} session, event and statistics rows."

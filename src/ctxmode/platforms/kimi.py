@@ -106,7 +106,7 @@ def config_paths(project_dir: str = "") -> dict[str, str]:
 def instructions(project_dir: str = "") -> str:
     """The project's `.kimi/AGENTS.md`; user scope: the project of the current directory,
     since Kimi has no user-wide instruction file."""
-    from ctxmode.project import resolve_project_root
+    from ctxmode.storage.project import resolve_project_root
 
     return os.path.join(project_dir or resolve_project_root(), ".kimi", "AGENTS.md")
 

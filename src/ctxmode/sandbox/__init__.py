@@ -3,7 +3,6 @@
 Standard library only (no MCP). The names below are the public surface.
 """
 
-from ctxmode.languages import SUPPORTED_LANGUAGES
 from ctxmode.sandbox.batch import BatchResult, BatchSection, run_batch
 from ctxmode.sandbox.files import FileAccessError, PathOutsideProjectError, resolve_file_in_project
 from ctxmode.sandbox.process import stop_background_processes
@@ -17,6 +16,7 @@ from ctxmode.sandbox.shaping import (
     shape_output,
     unique_label,
 )
+from ctxmode.vocab.languages import SUPPORTED_LANGUAGES
 
 __all__ = [
     "SUPPORTED_LANGUAGES",

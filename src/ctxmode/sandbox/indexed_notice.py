@@ -38,7 +38,7 @@ def notice_label(kind: str, name: str, fallback: str) -> str:
 
 def project_knowledge(project_dir: str) -> KnowledgeBase:
     """The knowledge base of the project `project_dir` is in, opened (a context manager)."""
-    from ctxmode import project
+    from ctxmode.storage import project
     from ctxmode.store.knowledge import KnowledgeBase
 
     return KnowledgeBase.open(project.resolve_project_root(project_dir or None))

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ctxmode.errors import CtxmodeError
-from ctxmode.languages import SUPPORTED_LANGUAGES
 from ctxmode.sandbox.sources import prepare_source
+from ctxmode.vocab.languages import SUPPORTED_LANGUAGES
 
 INSTALL_HINTS: dict[str, str] = {
     "javascript": "install Node.js (`node`), Bun or Deno",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ctxmode import __version__, purging, stats
+from ctxmode import __version__, stats
 from ctxmode.server import arguments as a
 from ctxmode.server.state import Reply, ServerState
+from ctxmode.storage import purge
 
 
 def handle_stats(state: ServerState, args: dict) -> Reply:
@@ -52,12 +53,12 @@ def handle_purge(state: ServerState, args: dict) -> Reply:
         if not session_id:
             raise a.ArgumentError("scope 'session' needs 'sessionId'")
         with state.database() as conn:
-            removed = purging.purge_session(conn, session_id)
+            removed = purge.purge_session(conn, session_id)
         return Reply(f"Purged session {session_id}: {removed} rows removed.", saves_context=False)
     if session_id:
         raise a.ArgumentError("ambiguous: 'sessionId' given with scope 'project'; drop one")
     with state.database() as conn:
-        sources, removed = purging.purge_project(conn)
+        sources, removed = purge.purge_project(conn)
     return Reply(
         f"Purged the project's knowledge base ({sources} sources) and {removed} session, "
         "event and statistics rows.",
@@ -91,8 +92,8 @@ def handle_insight(state: ServerState, args: dict) -> Reply:
 
 def _dashboard_line(project_root: str) -> str:
     """The running dashboard's URL (started if none runs), opened on this project."""
-    from ctxmode import project
     from ctxmode.insight import serve
+    from ctxmode.storage import project
 
     try:
         url = serve.ensure_running(project_root)

@@ -73,7 +73,8 @@ def _run_tool(state: ServerState, tool: str, arguments: dict) -> Reply:
 
 def _tool_error(state: ServerState, tool: str, arguments: dict, error: Exception) -> str:
     """The one place a tool's failure becomes its error text: one line, never a traceback."""
-    from ctxmode import failures, project
+    from ctxmode import failures
+    from ctxmode.storage import project
 
     explained = failures.explain(
         error,
@@ -86,7 +87,7 @@ def _tool_error(state: ServerState, tool: str, arguments: dict, error: Exception
 
 def _with_notices(text: str) -> str:
     """`text` after what happened to the database meanwhile (a recovery), if anything."""
-    from ctxmode import db
+    from ctxmode.storage import db
 
     notices = db.take_notices()
     return "\n".join([*(f"ctxmode: {notice}" for notice in notices), text])

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxmode import paths, platforms
-from ctxmode.server_name import registered_server
+from ctxmode.launch.server_name import registered_server
 from ctxmode.vocab.platform import Platform
 
 TYPE_CHECKING = False

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 
-from ctxmode import mcp_ready, project
+from ctxmode.launch import mcp_ready
 from ctxmode.server.front import Front, claim_stdio
+from ctxmode.storage import project
 
 
 def serve(project_dir: str | None = None) -> None:

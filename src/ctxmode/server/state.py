@@ -15,9 +15,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ctxmode import paths, project, settings
+from ctxmode import paths, settings
 from ctxmode.server import arguments as a
 from ctxmode.server.throttle import SearchThrottle
+from ctxmode.storage import project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class ServerState:
 
     @contextlib.contextmanager
     def database(self) -> Iterator[sqlite3.Connection]:
-        from ctxmode import schema
+        from ctxmode.storage import schema
 
         with schema.project_database(self.project_root) as conn:
             yield conn

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxmode.languages import SUPPORTED_LANGUAGES
+from ctxmode.vocab.languages import SUPPORTED_LANGUAGES
 
 LANGUAGES = SUPPORTED_LANGUAGES
 

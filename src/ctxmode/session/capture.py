@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import db, settings
+from ctxmode import settings
 from ctxmode.session import store
 from ctxmode.session.model import CRITICAL, LOW, NOISE, NORMAL, Captured, clip, one_line
+from ctxmode.storage import db
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def retention_days() -> float:
 
 
 def project_root(event: HookEvent) -> str:
-    from ctxmode import project
+    from ctxmode.storage import project
 
     return project.resolve_project_root(cwd=event.project_dir or None)
 
@@ -51,7 +52,7 @@ def open_db(event: HookEvent) -> sqlite3.Connection:
     """
     import sqlite3
 
-    from ctxmode import project, schema
+    from ctxmode.storage import project, schema
 
     root = project_root(event)
     path = project.project_db_path(root)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from ctxmode import db
 from ctxmode.session import store
 from ctxmode.session.capture import HISTORY_LABEL
+from ctxmode.storage import db
 
 
 def stats_section(conn: sqlite3.Connection, session_id: str | None = None) -> str:

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from ctxmode import db
 from ctxmode.policy import secrets
+from ctxmode.storage import db
 from ctxmode.store import terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
 from ctxmode.store.records import IndexResult, StoreInputError

@@ -12,7 +12,7 @@ import sqlite3
 import time
 from collections import Counter
 
-from ctxmode import db, schema
+from ctxmode.storage import db, schema
 from ctxmode.store import terms
 from ctxmode.store.indexing import Indexing
 from ctxmode.store.querying import Querying

@@ -6,7 +6,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-from ctxmode import db
+from ctxmode.storage import db
 from ctxmode.store import search as searching
 from ctxmode.store import snippets, terms
 from ctxmode.store.records import Hit, QueryResult, StoreInputError

@@ -115,7 +115,7 @@ def _ancestor_specs(root: str) -> list[IgnoreSpec]:
     Indexing `docs/` of a repository must honour the repository's top-level .gitignore, as
     git does; outside a repository only the walked tree's own files count.
     """
-    from ctxmode.project import find_git_root
+    from ctxmode.storage.project import find_git_root
 
     top = find_git_root(root)
     if top is None or top == root:

@@ -13,12 +13,13 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ctxmode import db, paths
+from ctxmode import paths
 from ctxmode.errors import CtxmodeError
 from ctxmode.policy.secrets import redact
 from ctxmode.session.memory.compact import compacted_summary
 from ctxmode.session.memory.model import ROLES, Entry, Session
 from ctxmode.session.memory.rounds import grown_summary, round_sentence
+from ctxmode.storage import db
 
 
 class SessionNotFound(CtxmodeError, LookupError):

@@ -1,7 +1,7 @@
 import os
 import subprocess
 
-from ctxmode import project
+from ctxmode.storage import project
 
 
 def test_git_root_is_the_project(tmp_path):

@@ -1,5 +1,8 @@
 """How hosts start ctxmode: the fast hook and wrapper command lines and the MCP server command.
 
+Beside it in this package: whether a server we started is alive (`mcp_ready`) and the
+name the host registered it under (`server_name`), both read on the hook path.
+
 The hook command is the absolute venv interpreter with `-I -S` importing
 `ctxmode._hook` from this installation (no console-script shim, no site scan), so each
 tool call costs an interpreter start plus a few milliseconds. The wrapper's command is
@@ -108,7 +111,7 @@ def wrapped_command(
     plugin's server or a server registered under another name), passed on as
     `--host HOST=PREFIX` so the notice names tools the model has; None: the host's usual one.
     """
-    from ctxmode import project
+    from ctxmode.storage import project
 
     host = host_id if tool_prefix is None else f"{host_id}={tool_prefix}"
     options = ["--host", host]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ctxmode.launch.server_name import registered_server
 from ctxmode.platforms import load
-from ctxmode.server_name import registered_server
-
-from .hookproc import hook_env, run_hook
+from hooks.hookproc import hook_env, run_hook
 
 OURS = {"command": "/venv/bin/ctxmode", "args": ["serve"]}
 CURL = {"tool_name": "Bash", "tool_input": {"command": "curl -s https://example.com/x"}}

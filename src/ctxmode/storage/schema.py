@@ -10,7 +10,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 
-from ctxmode import db, project
+from ctxmode.storage import db, project
 
 
 def _v1_meta(conn: sqlite3.Connection) -> None:

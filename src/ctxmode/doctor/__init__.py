@@ -1,5 +1,8 @@
 """Diagnostics: is this installation able to do its job? `[OK]/[WARN]/[FAIL]` lines.
 
+The checks that read files and settings live here; running each set-up host's hooks
+and server end to end (`--e2e`) is `doctor.e2e`; `commands/doctor.py` is the CLI.
+
 Plain lines, no markdown task lists or headings: some hosts render those badly.
 """
 
@@ -13,7 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxmode import __version__, paths, project, schema, settings
+from ctxmode import __version__, paths, settings
+from ctxmode.storage import project, schema
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,8 +80,8 @@ def _package(name: str) -> Check:
 
 
 def _runtimes() -> list[Check]:
-    from ctxmode.languages import SUPPORTED_LANGUAGES
     from ctxmode.sandbox import runtimes
+    from ctxmode.vocab.languages import SUPPORTED_LANGUAGES
 
     checks = []
     found = []

@@ -1,10 +1,13 @@
-"""Deleting what ctxmode recorded for a project or one session (`ctx_purge`, the dashboard)."""
+"""Deleting what ctxmode recorded: a project, one session, or only the knowledge base.
+
+`ctx_purge`, the dashboard and `ctxmode purge` all delete through here.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 
-from ctxmode import db
+from ctxmode.storage import db
 
 
 def purge_session(conn: sqlite3.Connection, session_id: str) -> int:
@@ -25,3 +28,12 @@ def purge_project(conn: sqlite3.Connection) -> tuple[int, int]:
         removed += conn.execute("DELETE FROM tool_calls").rowcount
     db.reclaim_space(conn)
     return sources, removed
+
+
+def purge_knowledge(conn: sqlite3.Connection) -> tuple[int, bool]:
+    """Empty the knowledge base, keeping sessions and statistics: (sources removed, whether
+    the file shrank; it cannot while another process reads it)."""
+    from ctxmode.store.knowledge import KnowledgeBase
+
+    removed = KnowledgeBase(conn).purge()
+    return removed, db.reclaim_space(conn)

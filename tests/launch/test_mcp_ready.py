@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ctxmode import mcp_ready
+from ctxmode.launch import mcp_ready
 
 
 @pytest.fixture(autouse=True)

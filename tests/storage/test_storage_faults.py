@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from ctxmode import project
+from ctxmode.storage import project
 from support.cli import CTXMODE, ctx
 from support.damage import damage_pages
 from support.small_disk import SmallDisk

@@ -6,7 +6,7 @@ file without "database is locked" errors.
 
 Only damage is treated as damage: a file SQLite calls "not a database" or
 "malformed", confirmed by an integrity check, is moved aside and what is still
-readable is copied into a new one (`ctxmode.salvage`). A full disk, an I/O error, a
+readable is copied into a new one (`ctxmode.storage.salvage`). A full disk, an I/O error, a
 read-only directory, missing permissions or a lock become a `DatabaseError` naming
 the file and the cause, and the file stays where it is.
 """
@@ -279,7 +279,7 @@ def open_database(
             raise
         if not is_damage(exc) or not os.path.exists(path):
             raise storage_error(path, exc) from None
-    from ctxmode import salvage as repair
+    from ctxmode.storage import salvage as repair
 
     conn, notice = repair.replace_if_damaged(path, migrations, salvage)
     if notice:
@@ -308,7 +308,7 @@ def storage_faults(
         if not is_storage_trouble(exc):
             raise
         if is_damage(exc) and os.path.exists(path):
-            from ctxmode import salvage as repair
+            from ctxmode.storage import salvage as repair
 
             conn, notice = repair.replace_if_damaged(path, migrations, salvage)
             if conn is not None:

@@ -13,7 +13,8 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 
-from ctxmode import db, paths
+from ctxmode import paths
+from ctxmode.storage import db
 
 # Rows are read in rowid windows; a window that touches a damaged page is read again
 # row by row (a point lookup reads only the page that holds the row).

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import db, paths, project, salvage, schema
+from ctxmode import paths
 from ctxmode.session.memory.store import MEMORY_MIGRATIONS, MEMORY_SALVAGE, MemoryStore
+from ctxmode.storage import db, project, salvage, schema
 from ctxmode.store.knowledge import KnowledgeBase
 from support.damage import damage_pages
 
@@ -74,7 +75,7 @@ def test_failed_write_transaction_rolls_back(tmp_path):
 def test_concurrent_openers_migrate_once(tmp_path):
     path = tmp_path / "x.db"
     code = (
-        "import sys; from ctxmode import db, schema\n"
+        "import sys; from ctxmode.storage import db, schema\n"
         "c = db.open_database(sys.argv[1], schema.MIGRATIONS)\n"
         "print(c.execute('PRAGMA user_version').fetchone()[0])\n"
     )
