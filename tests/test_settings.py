@@ -55,6 +55,18 @@ def test_lists_are_comma_separated_and_unset_differs_from_empty_entries():
     assert settings.words(settings.ALLOWED_COMMANDS, {}) is None
 
 
+def test_each_accessor_returns_its_declared_type_and_refuses_another_kind():
+    assert settings.integer(settings.HOST_OUTPUT_CAP, {}) == 30_000
+    assert settings.words(settings.MCP_PASSTHROUGH, {"CTXMODE_MCP_PASSTHROUGH": "a, b"}) == (
+        "a",
+        "b",
+    )
+    with pytest.raises(TypeError, match="CTXMODE_MCP_PASSTHROUGH is not declared as an integer"):
+        settings.integer(settings.MCP_PASSTHROUGH, {})
+    with pytest.raises(TypeError, match="not declared as text"):
+        settings.text(settings.HOST_OUTPUT_CAP, {})
+
+
 def test_every_name_is_declared_once_with_a_one_line_description():
     names = [name for s in settings.ALL for name in s.names]
     assert len(names) == len(set(names))

@@ -54,8 +54,22 @@ class Setting:
 ALL: list[Setting] = []
 
 
-def _declare(name: str, kind: str, default: object, description: str, **options: object) -> Setting:
-    setting = Setting(name, kind, default, description, **options)  # type: ignore[arg-type]
+def _declare(
+    name: str,
+    kind: str,
+    default: object,
+    description: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[str, ...] = (),
+    default_text: str | None = None,
+) -> Setting:
+    setting = Setting(
+        name, kind, default, description,
+        aliases=aliases, low=low, high=high, choices=choices, default_text=default_text,
+    )  # fmt: skip
     ALL.append(setting)
     return setting
 
@@ -295,11 +309,17 @@ def value(setting: Setting, environ: Mapping[str, str] | None = None) -> object:
 
 
 def integer(setting: Setting, environ: Mapping[str, str] | None = None) -> int:
-    return value(setting, environ)  # type: ignore[return-value]
+    found = value(setting, environ)
+    if not isinstance(found, int):
+        raise TypeError(f"{setting.name} is not declared as an integer")
+    return found
 
 
 def number(setting: Setting, environ: Mapping[str, str] | None = None) -> float:
-    return float(value(setting, environ))  # type: ignore[arg-type]
+    found = value(setting, environ)
+    if not isinstance(found, (int, float)):
+        raise TypeError(f"{setting.name} is not declared as a number")
+    return float(found)
 
 
 def flag(setting: Setting, environ: Mapping[str, str] | None = None) -> bool:
@@ -307,11 +327,17 @@ def flag(setting: Setting, environ: Mapping[str, str] | None = None) -> bool:
 
 
 def text(setting: Setting, environ: Mapping[str, str] | None = None) -> str | None:
-    return value(setting, environ)  # type: ignore[return-value]
+    found = value(setting, environ)
+    if found is not None and not isinstance(found, str):
+        raise TypeError(f"{setting.name} is not declared as text")
+    return found
 
 
 def words(setting: Setting, environ: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
-    return value(setting, environ)  # type: ignore[return-value]
+    found = value(setting, environ)
+    if found is not None and not isinstance(found, tuple):
+        raise TypeError(f"{setting.name} is not declared as a list")
+    return found
 
 
 # ------------------------------------------------------------------ the README table

@@ -15,7 +15,7 @@ from ctxmode import settings
 from ctxmode.storage import db
 
 # Claude Code cuts Bash output at 30,000 characters; other hosts cut similarly or earlier.
-DEFAULT_HOST_OUTPUT_CAP: int = settings.HOST_OUTPUT_CAP.default  # type: ignore[assignment]
+DEFAULT_HOST_OUTPUT_CAP = settings.integer(settings.HOST_OUTPUT_CAP, environ={})
 BYTES_PER_TOKEN = 4
 TOKEN_RULE = "tokens are estimated as bytes / 4 (about four bytes of English or code per token)"
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import TypeVar, cast
 from urllib.parse import quote
 
 from ctxmode import paths
@@ -148,7 +148,7 @@ class PerFileCache:
         with self._lock:
             found = self._entries.get((db_path, name))
         if found is not None and found[0] == state:
-            return found[1]  # type: ignore[return-value]
+            return cast(T, found[1])  # each name always caches the one type its compute returns
         value = compute()
         with self._lock:
             self._entries[(db_path, name)] = (state, value)

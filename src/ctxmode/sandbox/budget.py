@@ -15,6 +15,10 @@ from collections.abc import Iterable, Iterator
 
 from ctxmode import settings
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: sqlite3 is loaded by whoever holds a connection
+    import sqlite3
+
 # Peak database + log growth per byte of text indexed, with room to spare (measured 4.6 to
 # 6 on log lines, a repeated `y` and random hex words: `bench/call_bound.py`).
 INDEX_GROWTH = 7
@@ -78,10 +82,10 @@ class IndexGuard:
         )
 
 
-def database_path(conn: object) -> str:
+def database_path(conn: sqlite3.Connection) -> str:
     """The main database file of an sqlite3 connection ("" for an in-memory one)."""
     try:
-        row = conn.execute("PRAGMA database_list").fetchone()  # type: ignore[attr-defined]
+        row = conn.execute("PRAGMA database_list").fetchone()
     except Exception:
         return ""
     return str(row[2]) if row and row[2] else ""

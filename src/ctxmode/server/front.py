@@ -88,17 +88,16 @@ class SdkStdout:
         self.drop: tuple[object, dict[str, Any]] | None = None  # (request id, our answer)
 
     def write(self, text: str) -> int:
-        if self.drop is not None and self._is_dropped(text):
+        if self.drop is not None and self._is_dropped(text, *self.drop):
             return len(text)
         self.write_line(text.encode("utf-8"))
         return len(text)
 
-    def _is_dropped(self, text: str) -> bool:
+    def _is_dropped(self, text: str, request_id: object, ours: dict[str, Any]) -> bool:
         try:
             message = json.loads(text)
         except ValueError:
             return False
-        request_id, ours = self.drop  # type: ignore[misc]
         if not isinstance(message, dict) or message.get("id") != request_id:
             return False
         self.drop = None
