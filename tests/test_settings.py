@@ -65,6 +65,16 @@ def test_each_accessor_returns_its_declared_type_and_refuses_another_kind():
         settings.integer(settings.MCP_PASSTHROUGH, {})
     with pytest.raises(TypeError, match="not declared as text"):
         settings.text(settings.HOST_OUTPUT_CAP, {})
+    assert settings.optional_integer(settings.PLUGIN_THRESHOLD, {}) is None
+
+
+def test_every_default_is_of_its_declared_kind_or_unset():
+    kinds = {"int": int, "float": (int, float), "bool": bool, "list": tuple}
+    for setting in settings.ALL:
+        if setting.default is not None and setting.kind in kinds:
+            assert isinstance(setting.default, kinds[setting.kind]), setting.name
+        if setting.default is None and setting.kind == "int":  # read by optional_integer
+            assert setting is settings.PLUGIN_THRESHOLD
 
 
 def test_every_name_is_declared_once_with_a_one_line_description():

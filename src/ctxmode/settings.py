@@ -315,6 +315,14 @@ def integer(setting: Setting, environ: Mapping[str, str] | None = None) -> int:
     return found
 
 
+def optional_integer(setting: Setting, environ: Mapping[str, str] | None = None) -> int | None:
+    """An integer setting whose default is "unset" (None)."""
+    found = value(setting, environ)
+    if found is not None and not isinstance(found, int):
+        raise TypeError(f"{setting.name} is not declared as an integer")
+    return found
+
+
 def number(setting: Setting, environ: Mapping[str, str] | None = None) -> float:
     found = value(setting, environ)
     if not isinstance(found, (int, float)):

@@ -108,7 +108,9 @@ class Settings:
         self.deny_tools = _names(pick("denyTools", list))
         self.truncate_tools = _names(pick("truncateTools", list))
         configured = max(0, pick("maxResultBytes", int))
-        override = settings.integer(settings.PLUGIN_THRESHOLD)  # wins over the plugin's own
+        override = settings.optional_integer(
+            settings.PLUGIN_THRESHOLD
+        )  # wins over the plugin's own
         self.max_result_bytes = configured if override is None else override
         per_tool = pick("maxResultBytesPerTool", dict)
         self.max_result_bytes_per_tool = {
