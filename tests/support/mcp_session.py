@@ -14,11 +14,13 @@ from support.fake_model import Reply, Request, ToolCall
 from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
+from support.pi_hosts import HOSTS as PI_HOSTS
 
 SERVER = "fs"
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
-PLUGIN_HOSTS = {host.id: host for host in OPENCODE_HOSTS}
+# Pi has no MCP client (its README: "No MCP"), so it runs no other server to cut.
+PLUGIN_HOSTS = {host.id: host for host in [*OPENCODE_HOSTS, *PI_HOSTS] if host.id != "pi"}
 ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
 
 

@@ -5,7 +5,9 @@ bulk does not.
 Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
 Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
 the command has to go through the wrapper before it runs: a silent rewrite on Claude
-Code and Codex, a deny naming the exact command on Qwen Code. The scripted model follows
+Code and Codex, a deny naming the exact command on Qwen Code. Pi and OMP cut a big output
+themselves (Pi keeps its last 50 KB, OMP its head and tail around an elided middle), so
+their extension patches the call's input to the wrapper before it runs. The scripted model follows
 what each result says (the command to run instead, the search a notice names); what it
 received is read from the fake model's log.
 """
@@ -35,7 +37,7 @@ def project_with_failing_script(work: Path) -> None:
     script.chmod(0o755)
 
 
-@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", "pi", "omp"])
 def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     world: HostWorld, host: str
 ) -> None:
@@ -98,15 +100,15 @@ def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
     return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", "pi", "omp"])
 def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
     tmp_path: Path, netns: str | None, host: str
 ) -> None:
-    # Both hosts rewrite silently, so the command runs through the wrapper.
+    # Each host rewrites without a deny, so the command runs through the wrapper.
     bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
     wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
     assert "it broke" in bare
-    if host == "claude-code":  # one pipe for both streams: the bytes in the same order
+    if host != "codex":  # one pipe for both streams: the bytes in the same order
         assert wrapped == bare
     else:  # Codex reads stdout and stderr from two pipes and joins what arrives: each
         # stream's order is kept, but which of two writes to different pipes comes first,
