@@ -22,7 +22,7 @@ import pytest
 from support.cli import ctx
 from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
-from support.hosts import HostWorld
+from support.hosts import HostRun, HostWorld
 
 SCRIPT = "./run_tests.sh"
 NATIVE_BYTES = 120_000  # what the script prints
@@ -37,19 +37,29 @@ def project_with_failing_script(work: Path) -> None:
     script.chmod(0o755)
 
 
+def session(
+    world: HostWorld, host: str, agent: CompliantAgent, prompt: str, with_ctxmode: bool = True
+) -> tuple[list[str], HostRun]:
+    """What the model received for its tool calls in one session of `agent` on `host`
+    (after `ctxmode setup <host>` unless `with_ctxmode` is false), and the host's run."""
+    HOSTS[host].prepare(world)
+    with world.fake_model([agent] * 8) as model:
+        HOSTS[host].configure(world, model)  # a plugin host's config names the model's URL
+        if with_ctxmode:
+            done = ctx("setup", host, cwd=world.work, env=world.env())
+            assert done.returncode == 0, done.stderr
+        run = HOSTS[host].run(world, model, prompt)
+    return (received(model.main_requests[-1]) if model.main_requests else []), run
+
+
 @pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", "pi", "omp"])
 def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     world: HostWorld, host: str
 ) -> None:
     project_with_failing_script(world.work)
-    HOSTS[host].prepare(world)
-    done = ctx("setup", host, cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
     facts = (*FAILING_TESTS, FAILURE_MESSAGE)
     agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED", facts)])
-    with world.fake_model([agent] * 8) as model:
-        run = HOSTS[host].run(world, model, "Run the project's tests")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = session(world, host, agent, "Run the project's tests")
     seen = "\n".join(results)
     size = sum(len(result.encode("utf-8")) for result in results)
     assert results, run.describe()
@@ -85,16 +95,10 @@ SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; pr
 
 
 def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
-    HOSTS[host].prepare(world)
-    if with_ctxmode:
-        done = ctx("setup", host, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
     agent = CompliantAgent(
         world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
     )
-    with world.fake_model([agent] * 4) as model:
-        run = HOSTS[host].run(world, model, "Run it")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = session(world, host, agent, "Run it", with_ctxmode)
     assert results, run.describe()
     result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
     return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
