@@ -168,3 +168,20 @@ def test_a_shell_command_runs_through_the_wrapper_as_changed_arguments(monkeypat
     monkeypatch.setenv("CTXMODE_WRAP_EVERY", "off")
     assert wrapped("git status") is None  # not predicted to be bulky
     assert wrapped("./run_tests.sh") is not None  # a script: predicted
+
+
+def test_an_omp_mcp_result_named_by_its_details_is_cut_unless_exempted(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    rows = "".join(f"row {n}: order {70000 + n} shipped\n" for n in range(3_000))
+    body = {"result": {"output": rows, "isError": False},
+            "mcpTool": {"server": "my-files", "tool": "read_text_file"}}  # fmt: skip
+    # OMP's name drops the case and the dash: only the details say where the server ends.
+    cut = answer("after", "mcp__my_files_read_text_file", {"path": "a.log"}, **body)
+    assert cut is not None and len(cut["output"]) < 10_240 < len(rows), cut
+    assert 'source="mcp:my-files__read_text_file:' in cut["output"]
+    ours = {**body, "mcpTool": {"server": "my-files", "tool": "ctx_search"}}
+    assert answer("after", "mcp__my_files_ctx_search", {}, **ours) is None
+    small = {**body, "result": {"output": rows[:2_000], "isError": False}}
+    assert answer("after", "mcp__my_files_read_text_file", {}, **small) is None
+    monkeypatch.setenv("CTXMODE_MCP_PASSTHROUGH", "my-files")
+    assert answer("after", "mcp__my_files_read_text_file", {"path": "a.log"}, **body) is None
