@@ -135,3 +135,53 @@ def test_a_command_that_exited_non_zero_is_an_exit_code_not_a_failed_tool():
     timed_out = {"output": f"{log}\n\nCommand timed out after 5 seconds", "isError": True}
     assert pi.tool_result({"result": timed_out}).is_error
     assert answer("after", "bash", {"command": "pytest"}, result=timed_out) is None
+
+
+def test_omps_note_on_what_it_cut_after_the_exit_line_leaves_the_exit_code():
+    tail = "\n\nCommand exited with code 1\n\n[Showing lines 1-275 and 530-803 of 803; 254 middle lines (23.4KB) elided. Read artifact://1 for full output]"  # fmt: skip
+    assert pi.exit_code("tests/test_x.py::test_1 FAILED" + tail) == 1
+    assert pi.exit_code("[only a note]") is None
+    assert pi.exit_code("Command exited with code 1\nmore output") is None
+
+
+def wrapped(command: str, **config: object) -> dict | None:
+    from ctxmode.hooks.handlers import handle
+
+    body = {"tool": "bash", "input": {"command": command, "timeout": 60}, "callId": "c1",
+            "sessionId": "s1", "cwd": os.getcwd(), "tools": TOOLS,
+            "config": {**CONFIG, "wrapCommands": True, **config}}  # fmt: skip
+    event = pi.PLATFORM.parse(body, "before")
+    text = pi.PLATFORM.render(event, handle(event, pi.PLATFORM)).stdout
+    return json.loads(text) if text else None
+
+
+def test_a_shell_command_runs_through_the_wrapper_as_changed_arguments(monkeypatch):
+    monkeypatch.delenv("CTXMODE_WRAP_EVERY", raising=False)
+    changed = wrapped("./run_tests.sh -k tax")
+    assert changed is not None and list(changed) == ["args"], changed
+    assert list(changed["args"]) == ["command"]  # the timeout stays as the model set it
+    command = changed["args"]["command"]
+    assert "ctxmode-wrap" in command and "--host pi " in command, command
+    assert command.endswith(" -- ./run_tests.sh -k tax"), command
+    assert wrapped("cd src") is None  # the host's shell keeps the directory
+    assert wrapped("./run_tests.sh", wrapCommands=False) is None
+    monkeypatch.setenv("CTXMODE_WRAP_EVERY", "off")
+    assert wrapped("git status") is None  # not predicted to be bulky
+    assert wrapped("./run_tests.sh") is not None  # a script: predicted
+
+
+def test_an_omp_mcp_result_named_by_its_details_is_cut_unless_exempted(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    rows = "".join(f"row {n}: order {70000 + n} shipped\n" for n in range(3_000))
+    body = {"result": {"output": rows, "isError": False},
+            "mcpTool": {"server": "my-files", "tool": "read_text_file"}}  # fmt: skip
+    # OMP's name drops the case and the dash: only the details say where the server ends.
+    cut = answer("after", "mcp__my_files_read_text_file", {"path": "a.log"}, **body)
+    assert cut is not None and len(cut["output"]) < 10_240 < len(rows), cut
+    assert 'source="mcp:my-files__read_text_file:' in cut["output"]
+    ours = {**body, "mcpTool": {"server": "my-files", "tool": "ctx_search"}}
+    assert answer("after", "mcp__my_files_ctx_search", {}, **ours) is None
+    small = {**body, "result": {"output": rows[:2_000], "isError": False}}
+    assert answer("after", "mcp__my_files_read_text_file", {}, **small) is None
+    monkeypatch.setenv("CTXMODE_MCP_PASSTHROUGH", "my-files")
+    assert answer("after", "mcp__my_files_read_text_file", {"path": "a.log"}, **body) is None

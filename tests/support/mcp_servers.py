@@ -38,7 +38,7 @@ def playwright(world: HostWorld) -> list[str]:
             "--executable-path", CHROMIUM, "--output-dir", str(world.root / "playwright")]  # fmt: skip
 
 
-def _merge_json(path: Path, keys: tuple[str, ...], name: str, entry: dict) -> None:
+def _merge_json(path: Path, keys: tuple[str, ...], name: str, entry: object) -> None:
     document = json.loads(path.read_text()) if path.exists() else {}
     table = document
     for key in keys:
@@ -71,6 +71,11 @@ def add_server(host: str, world: HostWorld, name: str, argv: list[str]) -> None:
             text + f"\n[mcp_servers.{name}]\ncommand = {json.dumps(command)}\n"
             f"args = {json.dumps(args)}\nstartup_timeout_sec = 60\ntool_timeout_sec = 120\n"
         )
+    elif host == "omp":  # Claude Desktop's shape, in the agent dir's `mcp.json`
+        _merge_json(home / ".omp" / "agent" / "mcp.json", ("mcpServers",), name,
+                    {"command": command, "args": args})  # fmt: skip
+        if name == "playwright":  # OMP drops a browser server while its own browser is on
+            _merge_json(home / ".omp" / "agent" / "config.yml", ("browser",), "enabled", False)
     elif host in ("opencode", "kilo"):
         path = home / ".config" / host / f"{host}.json"
         _merge_json(path, ("mcp",), name,

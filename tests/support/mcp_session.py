@@ -4,6 +4,7 @@ tests/platforms/real/test_mcp_results.py and bench/mcp_results.py."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,13 @@ from support.fake_model import Reply, Request, ToolCall
 from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
+from support.pi_hosts import HOSTS as PI_HOSTS
 
 SERVER = "fs"
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
-PLUGIN_HOSTS = {host.id: host for host in OPENCODE_HOSTS}
+# Pi has no MCP client (its README: "No MCP"), so it runs no other server to cut.
+PLUGIN_HOSTS = {host.id: host for host in [*OPENCODE_HOSTS, *PI_HOSTS] if host.id != "pi"}
 ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
 
 
@@ -53,6 +56,11 @@ class CallThenSearch(CompliantAgent):
     def _step(self, request: Request, tool: str, arguments: dict[str, Any]) -> Reply:
         # Codex lists it bare, inside the server's namespace.
         offered = [name for name in request.tool_names() if name.endswith(tool)]
+        if not offered and "xd://" in request.system() and "write" in request.tool_names():
+            # OMP mounts MCP tools as `xd://mcp__<server>_<tool>` devices (its prompt says
+            # so), run by `write`-ing the JSON arguments to them
+            device = f"xd://mcp__{self.server}_{tool}"
+            return self._call(request, "write", path=device, content=json.dumps(arguments))
         if not offered:  # not listed (Qwen Code): called by name, with the server's arguments
             name = f"mcp__{self.server}__{tool}"
             return Reply(tool_calls=[ToolCall(name, dict(arguments))])

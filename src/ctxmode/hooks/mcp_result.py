@@ -16,7 +16,7 @@ import os
 
 from ctxmode import paths, settings
 from ctxmode.vocab.event import Decision, HookEvent
-from ctxmode.vocab.toolnames import mcp_tool
+from ctxmode.vocab.toolnames import mcp_tool, own_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,18 +115,24 @@ def shape_mcp_result(event: HookEvent, prefix: str, platform: Platform) -> Decis
 
 
 def shape_named_result(
-    event: HookEvent, text: str, saved: str, servers: list[str], prefix: str
+    event: HookEvent,
+    text: str,
+    saved: str,
+    servers: list[str],
+    prefix: str,
+    named: tuple[str, str] | None = None,
 ) -> Decision | None:
-    """The same for a plugin host's result: its shim names the host's MCP servers, and a
-    host that kept only part of the result names the file holding the whole (`saved`)."""
+    """The same for a plugin host's result: its shim names the host's MCP servers, or the
+    (server, tool) of this call (`named`) where the host's result says them, and a host
+    that kept only part of the result names the file holding the whole (`saved`)."""
     from ctxmode.hooks.plugin_rules import host_tool_name
 
     host_tool = host_tool_name(event)
     whole = (read_saved(saved) if saved else None) or text
     if len(whole) <= settings.integer(settings.MCP_OUTPUT_LIMIT):
         return None
-    found = mcp_tool(host_tool, lambda: servers)
-    if found is None or passthrough(*found, host_tool):
+    found = named or mcp_tool(host_tool, lambda: servers)
+    if found is None or own_tool(found[1]) or passthrough(*found, host_tool):
         return None
     return index_and_notice(event, whole, "__".join(found), prefix)
 

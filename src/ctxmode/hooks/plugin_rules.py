@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {  # each value of the type `Settings` checks the key
     "readThresholdBytes": 50_000,
     "interceptSubagent": False,
     "serverName": "",
+    "wrapCommands": False,  # a shim whose host runs a rewritten command without a word sets it
 }
 
 
@@ -93,6 +94,7 @@ class Settings:
         "read_threshold_bytes",
         "server_name",
         "truncate_tools",
+        "wrap_commands",
     )
 
     def __init__(self, config: object) -> None:
@@ -122,6 +124,7 @@ class Settings:
         self.read_threshold_bytes = max(0, pick("readThresholdBytes", int))
         self.intercept_subagent = bool(pick("interceptSubagent", bool))
         self.server_name = str(pick("serverName", str))
+        self.wrap_commands = bool(pick("wrapCommands", bool))
 
 
 def _names(values: object) -> frozenset[str]:
@@ -192,9 +195,20 @@ def applies(event: HookEvent, settings: Settings) -> bool:
 
 
 def pre_tool_use(
-    event: HookEvent, settings: Settings, prefix: str | None, can_modify: bool = False
+    event: HookEvent,
+    settings: Settings,
+    prefix: str | None,
+    can_modify: bool = False,
+    host_prefix: str = "",
 ) -> Decision | None:
-    """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None."""
+    """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None.
+
+    Where the host takes changed arguments and the shim asks for it (`wrapCommands`), a
+    shell command runs through the wrapper (`ctxmode-wrap`), as on the command-hook hosts
+    that rewrite silently: the whole output is indexed before the host cuts its own copy,
+    and the notice leads with the failures. `host_prefix`: what the host puts before our
+    tools' names when registered by `ctxmode setup`; another prefix is passed to the wrapper.
+    """
     if not applies(event, settings) or prefix is None:
         return None
     host_tool = host_tool_name(event)
@@ -209,9 +223,14 @@ def pre_tool_use(
         return None
     from ctxmode.hooks.routing import route_pre_tool_use
 
-    decision = route_pre_tool_use(event, prefix, True)
-    if decision is None or (decision.meta or {}).get("type") == "bash-wrapped":
-        return None  # a `ctxmode wrap` rewrite: this host cuts the output after the call itself
+    wrap = can_modify and settings.wrap_commands
+    decision = route_pre_tool_use(
+        event, prefix, True, unusual_prefix=prefix != host_prefix, silent_rewrite=wrap
+    )
+    if decision is None:
+        return None
+    if (decision.meta or {}).get("type") == "bash-wrapped" and not wrap:
+        return None  # this host cuts the output after the call itself
     if decision.is_command_redirect and not can_modify:  # deny, carrying the guidance
         return Decision(ev.DENY, reason=ev.redirect_reason(decision), meta=decision.meta)
     if decision.action == ev.MODIFY and can_modify:  # the command now prints the guidance
@@ -246,13 +265,7 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return None
     host_tool = host_tool_name(event)
     if not listed(host_tool, settings.truncate_tools):
-        servers = event.raw.get("mcpServers")  # the other MCP servers the host connected
-        if not isinstance(servers, list):
-            return None
-        from ctxmode.hooks.mcp_result import shape_named_result
-
-        names = [name for name in servers if isinstance(name, str)]
-        return shape_named_result(event, result.text, result.full_stdout_path, names, prefix)
+        return _other_server(event, result, prefix)
     if _whole_size(result) <= result_limit(host_tool, settings):
         return None
     from ctxmode.hooks.cut_output import cut, cut_matches
@@ -262,6 +275,25 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
 
     note = _read_note(event, settings, prefix)
     return cut(event, result, prefix, host_tool, note=note)
+
+
+def _other_server(event: HookEvent, result: ToolResult, prefix: str) -> Decision | None:
+    """Another MCP server's result: the shim names the server and tool of this call
+    (`mcpTool`, where the host's result says them) or the servers the host connected
+    (`mcpServers`, whose names the tool's name starts with); None for any other tool."""
+    from ctxmode.hooks.mcp_result import shape_named_result
+
+    named = event.raw.get("mcpTool")
+    if isinstance(named, dict):
+        server, tool = named.get("server"), named.get("tool")
+        if isinstance(server, str) and server and isinstance(tool, str) and tool:
+            full = result.full_stdout_path
+            return shape_named_result(event, result.text, full, [], prefix, (server, tool))
+    servers = event.raw.get("mcpServers")
+    if not isinstance(servers, list):
+        return None
+    names = [name for name in servers if isinstance(name, str)]
+    return shape_named_result(event, result.text, result.full_stdout_path, names, prefix)
 
 
 def _whole_size(result: ToolResult) -> int:
@@ -337,15 +369,16 @@ def continuity(event: HookEvent, prefix: str | None) -> Decision | None:
     return None
 
 
-def handle(event: HookEvent, can_modify: bool = False) -> Decision | None:
+def handle(event: HookEvent, can_modify: bool = False, host_prefix: str = "") -> Decision | None:
     """The decision for one plugin-host event (None: the host carries on untouched).
 
-    `can_modify`: the host takes changed arguments from the plugin before a call.
+    `can_modify`: the host takes changed arguments from the plugin before a call;
+    `host_prefix`: what it puts before our tools' names under the server name setup gives.
     """
     settings = Settings(event.raw.get("config"))
     prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
     if event.event == ev.PRE_TOOL_USE:
-        return pre_tool_use(event, settings, prefix, can_modify)
+        return pre_tool_use(event, settings, prefix, can_modify, host_prefix)
     if not applies(event, settings):
         return None
     if event.event == ev.POST_TOOL_USE:

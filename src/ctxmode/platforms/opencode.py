@@ -71,9 +71,12 @@ def render_with_rewrites(event: HookEvent, decision: Decision | None) -> HookOut
     return shim_answer(event, decision)
 
 
-def changed_arguments(event: HookEvent, updated: dict | None) -> dict:
-    """The arguments a rewrite changed, under the host's own names (the shim merges them)."""
-    theirs = {ours: theirs for theirs, ours in ARGUMENT_ALIASES.items()}
+def changed_arguments(
+    event: HookEvent, updated: dict | None, aliases: dict[str, str] = ARGUMENT_ALIASES
+) -> dict:
+    """The arguments a rewrite changed, under the host's own names (`aliases`: theirs ->
+    ours; the shim merges them)."""
+    theirs = {ours: theirs for theirs, ours in aliases.items()}
     return {
         theirs.get(key, key): value
         for key, value in (updated or {}).items()

@@ -16,10 +16,13 @@ part of it (Pi's spilled shell output, OMP's `artifact://N`, a truncated read's 
 
 from __future__ import annotations
 
+from ctxmode.hooks.jsonout import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
 from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
+from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
+from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
 
 PLATFORM_ID = "pi"
@@ -52,9 +55,28 @@ def tool_result(payload: dict) -> ToolResult:
     )
 
 
+def render(event: HookEvent, decision: Decision | None) -> HookOutput:
+    """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`, under the host's
+    names): the shim patches the call's input with them before the tool runs."""
+    if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
+        changed = opencode.changed_arguments(event, decision.updated_input, ARGUMENT_ALIASES)
+        return HookOutput(dumps({"args": changed}))
+    return shim_answer(event, decision)
+
+
 def exit_code(text: str) -> int | None:
-    """N when `text` ends with the host's "Command exited with code N" line, else None."""
-    last = text.rstrip().rpartition("\n")[2]
+    """N when `text` ends with the host's "Command exited with code N" line, else None.
+
+    OMP puts its own note about what it cut (`[Showing lines 1-275 and 530-803 of 803;
+    ... Read artifact://1 for full output]`) after that line: such bracketed lines at
+    the end are passed over.
+    """
+    rest = text.rstrip()
+    while True:
+        rest, _, last = rest.rpartition("\n")
+        if not (last.startswith("[") and last.endswith("]")):
+            break
+        rest = rest.rstrip()
     number = last[len(EXIT_LINE) :]
     return int(number) if last.startswith(EXIT_LINE) and number.isdigit() else None
 
@@ -121,10 +143,12 @@ def platform_for(platform_id: str, name: str, installer: Installer) -> Platform:
         name=name,
         events=EVENTS,
         parse=shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES),
-        render=shim_answer,
+        render=render,
         tool_prefix=lambda server: "",  # the extension registers our tools under their own names
         can_deny=True,
-        can_modify_input=False,  # our rules turn a rewrite into a deny carrying the command
+        # tool_call may change the input: Pi runs the mutated `event.input` (the model's own
+        # message keeps the call it made), OMP the `{input}` a handler returns
+        can_modify_input=True,
         can_replace_output=True,
         can_inject_context=True,  # a message at the head of every request
         plugin_host=True,

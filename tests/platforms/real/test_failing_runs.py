@@ -5,7 +5,9 @@ bulk does not.
 Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
 Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
 the command has to go through the wrapper before it runs: a silent rewrite on Claude
-Code and Codex, a deny naming the exact command on Qwen Code. The scripted model follows
+Code and Codex, a deny naming the exact command on Qwen Code. Pi and OMP cut a big output
+themselves (Pi keeps its last 50 KB, OMP its head and tail around an elided middle), so
+their extension patches the call's input to the wrapper before it runs. The scripted model follows
 what each result says (the command to run instead, the search a notice names); what it
 received is read from the fake model's log.
 """
@@ -20,7 +22,7 @@ import pytest
 from support.cli import ctx
 from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
-from support.hosts import HostWorld
+from support.hosts import HostRun, HostWorld
 
 SCRIPT = "./run_tests.sh"
 NATIVE_BYTES = 120_000  # what the script prints
@@ -35,19 +37,29 @@ def project_with_failing_script(work: Path) -> None:
     script.chmod(0o755)
 
 
-@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex"])
+def session(
+    world: HostWorld, host: str, agent: CompliantAgent, prompt: str, with_ctxmode: bool = True
+) -> tuple[list[str], HostRun]:
+    """What the model received for its tool calls in one session of `agent` on `host`
+    (after `ctxmode setup <host>` unless `with_ctxmode` is false), and the host's run."""
+    HOSTS[host].prepare(world)
+    with world.fake_model([agent] * 8) as model:
+        HOSTS[host].configure(world, model)  # a plugin host's config names the model's URL
+        if with_ctxmode:
+            done = ctx("setup", host, cwd=world.work, env=world.env())
+            assert done.returncode == 0, done.stderr
+        run = HOSTS[host].run(world, model, prompt)
+    return (received(model.main_requests[-1]) if model.main_requests else []), run
+
+
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", "pi", "omp"])
 def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     world: HostWorld, host: str
 ) -> None:
     project_with_failing_script(world.work)
-    HOSTS[host].prepare(world)
-    done = ctx("setup", host, cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
     facts = (*FAILING_TESTS, FAILURE_MESSAGE)
     agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED", facts)])
-    with world.fake_model([agent] * 8) as model:
-        run = HOSTS[host].run(world, model, "Run the project's tests")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = session(world, host, agent, "Run the project's tests")
     seen = "\n".join(results)
     size = sum(len(result.encode("utf-8")) for result in results)
     assert results, run.describe()
@@ -83,30 +95,24 @@ SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; pr
 
 
 def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
-    HOSTS[host].prepare(world)
-    if with_ctxmode:
-        done = ctx("setup", host, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
     agent = CompliantAgent(
         world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
     )
-    with world.fake_model([agent] * 4) as model:
-        run = HOSTS[host].run(world, model, "Run it")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = session(world, host, agent, "Run it", with_ctxmode)
     assert results, run.describe()
     result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
     return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", "pi", "omp"])
 def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
     tmp_path: Path, netns: str | None, host: str
 ) -> None:
-    # Both hosts rewrite silently, so the command runs through the wrapper.
+    # Each host rewrites without a deny, so the command runs through the wrapper.
     bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
     wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
     assert "it broke" in bare
-    if host == "claude-code":  # one pipe for both streams: the bytes in the same order
+    if host != "codex":  # one pipe for both streams: the bytes in the same order
         assert wrapped == bare
     else:  # Codex reads stdout and stderr from two pipes and joins what arrives: each
         # stream's order is kept, but which of two writes to different pipes comes first,

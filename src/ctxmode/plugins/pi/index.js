@@ -6,9 +6,12 @@
 // request, because both hosts await an async extension factory. Pi has no MCP client; OMP
 // has one but waits only 250 ms for servers at start and mounts their tools behind its
 // `xd://` devices, while an extension's tool marked `essential` stays top-level. Then:
-// tool_call: a `{deny}` answer blocks the call with our reason (`{block, reason}`);
+// tool_call: a `{deny}` answer blocks the call with our reason (`{block, reason}`); an
+// `{args}` answer (a shell command run through `ctxmode-wrap`) patches the call's input:
+// Pi runs the `event.input` a handler mutated, OMP the `{input}` a handler returns;
 // tool_result: an `{output}` answer replaces what the model reads (Python answers only for
-// a big successful output, indexed in full first, from the file where the host keeps
+// a big successful output of a listed tool or of another MCP server (OMP runs them; Pi has
+// no MCP client), indexed in full first, from the file where the host keeps
 // what it cut: Pi's `details.fullOutputPath`, OMP's `artifact://N`); context: the routing block rides as one custom message at the head of every
 // request, leaving the system prompt (and its cache) alone; before_agent_start records the
 // prompt; session_before_compact snapshots the session and the guide joins the routing
@@ -25,6 +28,7 @@ const DEFAULT_CONFIG = {
   denyTools: [],
   truncateTools: ['bash', 'read', 'grep', 'find', 'ls', 'glob'],
   maxResultBytes: 20000,
+  wrapCommands: true, // the host runs a patched input without the model being told
 }
 const MESSAGE_TYPE = 'ctxmode'
 
@@ -46,6 +50,13 @@ function fullOutputPath(event, details, text, ctx) {
     const name = readdirSync(dir).find((file) => file.startsWith(`${id}.`) && file.endsWith('.log'))
     return name ? join(dir, name) : ''
   } catch { return '' }
+}
+
+// OMP's MCP client names a server's tool `mcp__<server>_<tool>` (sanitized, so the name
+// alone does not settle where the server's name ends); its result's details say both.
+function mcpTool(details) {
+  const { serverName: server, mcpToolName: tool } = details
+  return typeof server === 'string' && typeof tool === 'string' ? { mcpTool: { server, tool } } : {}
 }
 
 async function registerOurTools(pi, server, log) {
@@ -96,6 +107,11 @@ export default async function ctxmode(pi) {
     const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId }
     const answer = await bridge.ask('before', payload, TIMEOUT_MS.before)
     if (typeof answer?.deny === 'string') return { block: true, reason: answer.deny }
+    const input = event.input
+    if (answer?.args && typeof answer.args === 'object' && input && typeof input === 'object') {
+      Object.assign(input, answer.args)
+      return { input: { ...input } }
+    }
   })
 
   pi.on('tool_result', async (event, ctx) => {
@@ -103,7 +119,8 @@ export default async function ctxmode(pi) {
     const output = textOf(event.content)
     const full = fullOutputPath(event, details, output, ctx)
     const result = { output, isError: event.isError === true, fullOutputPath: full, truncated: Boolean(full) }
-    const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId, result }
+    const payload = { ...base(ctx), tool: event.toolName, input: event.input, callId: event.toolCallId, result,
+      ...mcpTool(details) }
     const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
     if (typeof answer?.output === 'string') return { content: [{ type: 'text', text: answer.output }] }
   })
