@@ -245,8 +245,8 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
     host_tool = host_tool_name(event)
     if not listed(host_tool, settings.truncate_tools):
         servers = event.raw.get("mcpServers")  # the other MCP servers the host connected
-        if not isinstance(servers, list):
-            return None
+        if not isinstance(servers, list) or (result.host_cut and not result.full_stdout_path):
+            return None  # a result the host handed over only in part is never cut further
         from ctxmode.hooks.mcp_result import shape_named_result
 
         names = [name for name in servers if isinstance(name, str)]
