@@ -7,6 +7,8 @@ notice of at most 10 KB naming one search, and that search finds a line from the
 a small result arrives as the host passes it; a server the user exempted
 (`CTXMODE_MCP_PASSTHROUGH`) reaches the model as the host alone would pass it. A page
 snapshot's notice keeps its title, URL, headings and interactive elements' refs.
+OpenClaw hands its result middleware each text block cut at 100,000 characters, so there
+the big log is ~90 KB, and the 330 KB one must pass as the host cuts it.
 """
 
 from __future__ import annotations
