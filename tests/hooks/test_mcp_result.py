@@ -186,3 +186,38 @@ def test_a_servers_own_saved_to_line_is_not_a_pointer(data_root, tmp_path):
     shot.write_bytes(b"\x89PNG")
     event = _event(tmp_path, "mcp__pw__browser_take_screenshot", f"Screenshot saved to {shot}")
     assert shape_mcp_result(event, "", load("claude-code")) is None
+
+
+def _openclaw_after(tmp_path, text, longest):
+    payload = {"tool": "fs__read_text_file", "input": {"path": "x"}, "cwd": str(tmp_path),
+               "sessionId": "s", "callId": "c1", "tools": ["context-mode__ctx_execute"],
+               "mcpServers": ["fs"],
+               "result": {"text": text, "isError": False, "longestBlock": longest}}  # fmt: skip
+    return load("openclaw").parse(payload, "after")
+
+
+def test_openclaw_cuts_a_result_its_middleware_saw_whole_but_not_one_it_cut(data_root, tmp_path):
+    from ctxmode.hooks.plugin_rules import handle
+    from ctxmode.platforms.openclaw import MIDDLEWARE_TEXT_CHARS
+
+    seen = BIG[:90_000]
+    whole = handle(_openclaw_after(tmp_path, seen, len(seen)))
+    assert 'context-mode__ctx_search(queries=["<what you need>"]' in whole.context
+    # A block at OpenClaw's cut (or one short of it: a split surrogate pair) is only a part.
+    for longest in (MIDDLEWARE_TEXT_CHARS, MIDDLEWARE_TEXT_CHARS - 1):
+        assert handle(_openclaw_after(tmp_path, BIG[:longest], longest)) is None
+
+
+def test_dsh_cuts_another_servers_result_its_shim_names(data_root, tmp_path):
+    from ctxmode.hooks.plugin_rules import handle
+
+    payload = {"tool": "mcp__fs__read_text_file", "input": {"path": "x"}, "cwd": str(tmp_path),
+               "sessionId": "s", "tools": ["mcp__context-mode__ctx_execute", "mcp__fs__read_text_file"],
+               "mcpServers": ["context-mode", "fs"],
+               "result": {"content": [{"type": "text", "text": BIG}], "isError": False}}  # fmt: skip
+    decision = handle(load("dsh").parse(payload, "post-execute"))
+    assert 'mcp__context-mode__ctx_search(queries=["<what you need>"]' in decision.context
+    answer = json.loads(
+        load("dsh").render(load("dsh").parse(payload, "post-execute"), decision).stdout
+    )
+    assert answer == {"kind": "accept", "content": [{"type": "text", "text": decision.context}]}

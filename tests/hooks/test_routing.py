@@ -157,6 +157,16 @@ def test_external_mcp_nudge_every_nth_call(monkeypatch):
     assert call("mcp__plugin_context-mode_context-mode__ctx_search", {}) is None
 
 
+def test_external_mcp_nudge_for_a_name_only_the_config_settles(monkeypatch):
+    # Copilot CLI's `<server>-<tool>`: another server's tool only if that server is configured.
+    monkeypatch.setenv("CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "1")
+    servers = lambda: ["playwright", "context-mode"]  # noqa: E731
+    assert call("playwright-browser_snapshot", {}, mcp_servers=servers) is not None
+    assert call("playwright-browser_snapshot", {}) is None
+    assert call("context-mode-ctx_search", {}, mcp_servers=servers) is None
+    assert call("other-browser_snapshot", {}, mcp_servers=servers) is None
+
+
 def test_other_tools_pass_through():
     for tool in ("Glob", "Edit", "Write", "WebSearch", "LS", "apply_patch", ""):
         assert call(tool, {"x": 1}) is None

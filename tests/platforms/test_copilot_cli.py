@@ -120,6 +120,22 @@ def test_process_webfetch_deny_and_ls_passthrough(run_hook, fixture_payload):
     )
 
 
+def test_process_external_mcp_tool_gets_the_batching_tip(run_hook, fixture_payload, tmp_path):
+    # Copilot CLI names another server's tool `<server>-<tool>`; the server is in its config.
+    home = tmp_path / "copilot-home"
+    home.mkdir()
+    servers = {"github": {"command": "gh-mcp"}, "context-mode": {"command": "ctxmode"}}
+    (home / "mcp-config.json").write_text(json.dumps({"mcpServers": servers}))
+    env = {"COPILOT_HOME": str(home), "CTXMODE_EXTERNAL_MCP_NUDGE_EVERY": "1"}
+    payload = fixture_payload("copilot-cli", "pretooluse-mcp-external")  # github-list_issues
+    tip = hook_json(run_hook("copilot-cli", "pretooluse", payload, env=env))
+    assert (
+        set(tip) == {"additionalContext"} and "context-mode-ctx_execute" in tip["additionalContext"]
+    )
+    payload["toolName"] = "gitlab-list_issues"  # no such server configured: a name, not a tool
+    assert hook_json(run_hook("copilot-cli", "pretooluse", payload, env=env)) is None
+
+
 def test_process_ask_rule_carries_a_reason(run_hook, fixture_payload, ask_project):
     payload = fixture_payload("copilot-cli", "pretooluse-bash-ls")
     payload.update(cwd=ask_project, toolArgs={"command": "git push origin main"})

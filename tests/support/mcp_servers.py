@@ -80,6 +80,16 @@ def add_server(host: str, world: HostWorld, name: str, argv: list[str]) -> None:
         path = home / ".config" / host / f"{host}.json"
         _merge_json(path, ("mcp",), name,
                     {"type": "local", "command": [command, *args], "enabled": True})  # fmt: skip
+    elif host == "openclaw":
+        path = home / ".openclaw" / "openclaw.json"
+        _merge_json(path, ("mcp", "servers"), name, {"command": command, "args": args})
+        # The server's tools offered by name (`<server>__<tool>`), not behind tool_search:
+        # what `ctxmode setup openclaw` sets too; a user without ctxmode sets it the same way.
+        document = json.loads(path.read_text())
+        document.setdefault("tools", {}).setdefault("toolSearch", False)
+        path.write_text(json.dumps(document, indent=2))
+    elif host == "dsh":
+        _add_dsh_mount(world, name, command, args)
     else:
         raise ValueError(f"no MCP config writer for {host}")
 
@@ -128,3 +138,20 @@ def page_server(world: HostWorld, html: str) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _add_dsh_mount(world: HostWorld, name: str, command: str, args: list[str]) -> None:
+    """A DSH MCP mount, one JSON flow row of the headless profile's patch list (made by
+    `dsh headless --dump-config` first; setup may have written ours)."""
+    from support.dsh_host import dsh_env
+
+    profile = Path(dsh_env(world)["DSH_HOME"]) / "profiles" / "headless"
+    patch = profile / "cordis.patch.yml"
+    text = patch.read_text() if patch.exists() else ""
+    rows = [line for line in text.splitlines() if line.strip() and line.strip() != "[]"]
+    config = {"serverName": name, "transport": "stdio", "command": command, "args": args,
+              "failOnStartupError": False}  # fmt: skip
+    mount = {"id": f"mcp-{name}", "name": "@deepseek-ai/dsh-mcp-client", "config": config}
+    rows.append("- " + json.dumps({"insert": [mount]}))
+    patch.parent.mkdir(parents=True, exist_ok=True)
+    patch.write_text("\n".join(rows) + "\n")

@@ -14,21 +14,26 @@ from support.debug_session import HOSTS, SEARCH_CALL, CompliantAgent, received, 
 from support.fake_model import Reply, Request, ToolCall
 from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
-from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
-from support.pi_hosts import HOSTS as PI_HOSTS
 
 SERVER = "fs"
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
-# Pi has no MCP client (its README: "No MCP"), so it runs no other server to cut.
-PLUGIN_HOSTS = {host.id: host for host in [*OPENCODE_HOSTS, *PI_HOSTS] if host.id != "pi"}
-ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", *PLUGIN_HOSTS]
+# Where a 300 KB result is cut with everything findable (OpenClaw: see OPENCLAW_LINES). Pi has
+# no MCP client (its README: "No MCP"), so it runs no other server to cut.
+ALL_HOSTS = ["claude-code", "gemini-cli", "qwen-code", "copilot-cli", "codex", "opencode", "kilo",
+             "omp", "dsh"]  # fmt: skip
+# OpenClaw hands its result middleware each text block cut at 100,000 characters: the log
+# it can cut whole is ~90 KB (the filesystem server's structured copy of it, as JSON text,
+# stays under the cut too).
+OPENCLAW_LINES = 1_150
+LOG_LINES = 4_200  # ~330 KB
 
 
-def big_log(path: Path) -> str:
+def big_log(path: Path, count: int = LOG_LINES) -> str:
+    """A log of `count` lines with MIDDLE at line 3217 (in the middle of a shorter one)."""
     lines = [f"log line {i} order={70000 + i * 7 % 9000} status=ok latency={i % 97}ms "
-             f"path=/api/v1/orders/{i % 311}/items\n" for i in range(4200)]  # fmt: skip
-    lines[3217] = MIDDLE + "\n"
+             f"path=/api/v1/orders/{i % 311}/items\n" for i in range(count)]  # fmt: skip
+    lines[3217 if count > 3217 else count // 2] = MIDDLE + "\n"
     text = "".join(lines)
     path.write_text(text)
     return text
@@ -85,21 +90,16 @@ def mcp_session(
     received for each tool call, and the host's run."""
     agent.host = host
     prompt = f"Use the {agent.server} server"
+    driver = HOSTS[host]
     with world.fake_model([agent] * 6) as model:
-        if host in PLUGIN_HOSTS:
-            plugin_host = PLUGIN_HOSTS[host]
-            plugin_host.installed()
-            plugin_host.configure(world, model)
-        else:
-            HOSTS[host].prepare(world)
+        driver.prepare(world)
+        driver.configure(world, model)
         if with_ctxmode:
-            done = ctx("setup", host, cwd=world.work, env=world.env())
+            done = ctx("setup", host, *driver.setup_options, cwd=world.work,
+                       env=driver.setup_env(world))  # fmt: skip
             assert done.returncode == 0, done.stderr
         add_server(host, world, agent.server, server or filesystem(world.work))
-        if host in PLUGIN_HOSTS:
-            run = PLUGIN_HOSTS[host].run(world, [prompt])[0]
-        else:
-            run = HOSTS[host].run(world, model, prompt)
+        run = driver.run(world, model, prompt)
     requests = model.main_requests
     results = [unquoted(result) for result in received(requests[-1])] if requests else []
     assert results, run.describe()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_tool, runs_ctxmode
+from ctxmode.vocab.toolnames import canonical_tool_name, mcp_tool, own_tool, runs_ctxmode
 
 
 @pytest.mark.parametrize(
@@ -36,8 +36,8 @@ def test_own_tool(name, expected):
         ("Bash", False),
     ],
 )
-def test_is_external_mcp(name, expected):
-    assert is_external_mcp(name) == expected
+def test_names_alone_that_say_another_server(name, expected):
+    assert (mcp_tool(name, tuple) is not None) == expected
 
 
 def test_cursor_fetch_tools_are_web_fetches_not_external_mcp():

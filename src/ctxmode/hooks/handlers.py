@@ -42,7 +42,21 @@ def on_pre_tool_use(event: HookEvent, platform: Platform) -> Decision | None:
         read_window=platform.read_window if platform.can_modify_input else None,
         unusual_prefix=prefix != platform.tool_prefix(SERVER_NAME),
         silent_rewrite=platform.can_modify_input and platform.rewrites_input(),
+        mcp_servers=lambda: other_servers(platform, event),
     )
+
+
+def other_servers(platform: Platform, event: HookEvent) -> list[str]:
+    """The other MCP servers in the host's config, read only when the tool's name has the
+    shape of the host's MCP tool names (`<server>-<tool>` holds a `-`): no config file is
+    parsed for a built-in tool's call."""
+    head, _, tail = platform.tool_prefix("\0").partition("\0")
+    rest = event.tool[len(head) :]
+    if not tail or not event.tool.startswith(head) or tail not in rest[1:]:
+        return []
+    from ctxmode.launch.server_name import configured_servers
+
+    return configured_servers(platform, event.project_dir)
 
 
 def on_post_tool_use(event: HookEvent, platform: Platform) -> Decision | None:

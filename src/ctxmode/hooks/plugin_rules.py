@@ -290,8 +290,8 @@ def _other_server(event: HookEvent, result: ToolResult, prefix: str) -> Decision
             full = result.full_stdout_path
             return shape_named_result(event, result.text, full, [], prefix, (server, tool))
     servers = event.raw.get("mcpServers")
-    if not isinstance(servers, list):
-        return None
+    if not isinstance(servers, list) or (result.host_cut and not result.full_stdout_path):
+        return None  # a result the host handed over only in part is never cut further
     names = [name for name in servers if isinstance(name, str)]
     return shape_named_result(event, result.text, result.full_stdout_path, names, prefix)
 

@@ -15,7 +15,11 @@ from ctxmode import paths, settings
 from ctxmode.hooks import guidance, shell, throttle
 from ctxmode.policy.shell import ShellScan, scan, without_heredocs
 from ctxmode.vocab.event import DENY, MODIFY, Decision, HookEvent
-from ctxmode.vocab.toolnames import canonical_tool_name, is_external_mcp, own_tool
+from ctxmode.vocab.toolnames import canonical_tool_name, mcp_tool, own_tool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Callable, Iterable
 
 SUMMARY_CHARS = 200
 AGENT_PROMPT_KEYS = ("prompt", "request", "objective", "question", "query", "task")
@@ -60,6 +64,7 @@ def route_pre_tool_use(
     read_window: tuple[str, str] | None = None,
     unusual_prefix: bool = False,
     silent_rewrite: bool = False,
+    mcp_servers: Callable[[], Iterable[str]] = tuple,
 ) -> Decision | None:
     """The decision for one PreToolUse call, or None to let the tool run untouched.
 
@@ -72,7 +77,9 @@ def route_pre_tool_use(
     (unless CTXMODE_WRAP_EVERY is off), not only those predicted to be bulky.
     `unusual_prefix`: `tool_prefix` is not the one the host gives a server registered by
     `ctxmode setup` (a plugin's, or another name), so a wrapped command must carry it to
-    its notice.
+    its notice. `mcp_servers()`: the other MCP servers in the host's config, asked only
+    for a tool name whose form alone does not say it is one (Copilot CLI's
+    `<server>-<tool>`).
     """
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
@@ -88,7 +95,7 @@ def route_pre_tool_use(
     own = own_tool(tool)
     if own:
         return _route_own_tool(route, own)
-    if is_external_mcp(tool):
+    if mcp_tool(tool, mcp_servers) is not None:
         return _route_external_mcp(route)
     return None
 

@@ -10,7 +10,9 @@ object. The rules are `ctxmode.hooks.plugin_rules`; this module only translates.
 
 The shim's payload (the plugin-host bridge protocol): `tool` (DSH's name), `input`,
 `callId`, `sessionId`, `cwd`, `agentId` (set for a subagent's call), `tools` (the names in
-DSH's tool registry), `config` (the plugin's validated `Config`), and for post-execute
+DSH's tool registry), `mcpServers` (the servers behind its `mcp__<server>__<tool>` names: another
+server's bulky result, handed over whole, becomes a notice), `config` (the plugin's
+validated `Config`), and for post-execute
 `result` = `{content, isError, value}` (`value` with long strings dropped), for
 user-prompt `prompt` (the message's content blocks).
 """

@@ -14,9 +14,16 @@ the middleware's event then indexes that file, the whole output, and removes it.
 whose result never came is swept by a later tee. A command that could outlive the call
 (a background job) is not teed: the pipe would hold the call open.
 
+Another MCP server's tool (`<server>__<tool>`; the shim names the configured servers in
+`mcpServers`) gets the same Tier 2 as on other hosts, but only for a result the middleware
+saw whole: OpenClaw hands it each text block cut at MIDDLEWARE_TEXT_CHARS (its
+tool-result-middleware's sanitizing step) and keeps the whole result nowhere a plugin can
+read, so a longer block passes as the host cuts it (docs/mcp-results.md).
+
 The shim's payload: `tool`, `input` (the call's params), `callId`, `sessionId`, `cwd`,
-`tools` (the names of the tools the host offered in this run, once known), `config`, and
-for `after` `result` = `{text, isError, exitCode}`, for `prompt` the user's `prompt`.
+`tools` (the names of the tools the host offered in this run, once known), `config`,
+`mcpServers`, and for `after` `result` = `{text, isError, exitCode, longestBlock}` (the
+characters of its longest text block), for `prompt` the user's `prompt`.
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ SPOOL_DIR = "openclaw-spool"  # under the data root's tmp dir: one file per teed
 SPOOL_MAX_AGE_S = 6 * 3600
 SPOOL_MAX_FILES = 64
 NO_TEE_PROGRAMS = frozenset(("nohup", "setsid", "disown", "daemonize"))
+# OpenClaw 2026.9.6 cuts each text block it hands a tool-result middleware to this many
+# UTF-16 units (one fewer when the cut would split a surrogate pair).
+MIDDLEWARE_TEXT_CHARS = 100_000
 
 
 def tool_result(payload: dict) -> ToolResult:
@@ -58,12 +68,14 @@ def tool_result(payload: dict) -> ToolResult:
     result = fields.obj(payload, "result")
     text = result.get("text")
     code = result.get("exitCode")
+    longest = result.get("longestBlock")
     spool = spool_path(payload)
     return ToolResult(
         text if isinstance(text, str) else "",
         is_error=result.get("isError") is True,
         exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
         full_stdout_path=spool if spool and os.path.exists(spool) else "",
+        host_cut=isinstance(longest, int) and longest >= MIDDLEWARE_TEXT_CHARS - 1,
     )
 
 

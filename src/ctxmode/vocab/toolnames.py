@@ -142,18 +142,3 @@ def mcp_tool(name: str, servers: Callable[[], Iterable[str]]) -> tuple[str, str]
     if found is None or own_tool(name) or (found[0] and _names_own_server(found[0])):
         return None
     return found
-
-
-def is_external_mcp(name: str) -> bool:
-    """An MCP tool from another server: the periodic nudge applies."""
-    if name.startswith("mcp__"):
-        server = name[5:].split("__", 1)[0]
-        return bool(server) and not _names_own_server(server)
-    if name.startswith("mcp_"):  # Gemini CLI: mcp_<server>_<tool>
-        rest = name[4:]
-        return "_" in rest and not _names_own_server(rest)
-    if name.startswith("MCP:"):
-        return not name[4:].startswith("ctx_")
-    if name.startswith("@") and "/" in name:
-        return not _names_own_server(name[1:].split("/", 1)[0])
-    return False

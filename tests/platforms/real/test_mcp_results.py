@@ -7,6 +7,8 @@ notice of at most 10 KB naming one search, and that search finds a line from the
 a small result arrives as the host passes it; a server the user exempted
 (`CTXMODE_MCP_PASSTHROUGH`) reaches the model as the host alone would pass it. A page
 snapshot's notice keeps its title, URL, headings and interactive elements' refs.
+OpenClaw hands its result middleware each text block cut at 100,000 characters, so there
+the big log is ~90 KB, and the 330 KB one must pass as the host cuts it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from support.hosts import HostWorld
 from support.mcp_servers import PAGE_NEEDLE, orders_page, page_server, playwright
 from support.mcp_session import (
     ALL_HOSTS,
+    LOG_LINES,
     MIDDLE,
+    OPENCLAW_LINES,
     SERVER,
     CallThenSearch,
     big_log,
@@ -35,12 +39,17 @@ CUT = "kept out of the context by ctxmode"  # in every notice's first line
 SMALL = "".join(f"small line {i}: nothing to cut here\n" for i in range(60))
 
 
-@pytest.mark.parametrize("host", ALL_HOSTS)
+# OpenClaw can cut only a result its middleware sees whole: a ~90 KB one.
+CUT_HOSTS = [*ALL_HOSTS, "openclaw"]
+LINES = {"openclaw": OPENCLAW_LINES}
+
+
+@pytest.mark.parametrize("host", CUT_HOSTS)
 def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_found(
     world: HostWorld, host: str
 ) -> None:
     assert load(host).can_replace_output or load(host).plugin_host
-    big_log(world.work / "app.log")
+    big_log(world.work / "app.log", LINES.get(host, LOG_LINES))
     (world.work / "small.txt").write_text(SMALL)
     results, run = mcp_session(world, host, reads(world.work / "small.txt", world.work / "app.log"))
     assert len(results) >= 3, run.describe()
@@ -51,9 +60,9 @@ def test_a_300_kb_mcp_result_reaches_the_model_as_a_notice_and_its_middle_is_fou
     assert MIDDLE in searched, searched[:2000]
 
 
-@pytest.mark.parametrize("host", ALL_HOSTS)
+@pytest.mark.parametrize("host", CUT_HOSTS)
 def test_an_exempted_server_passes_untouched(world: HostWorld, host: str) -> None:
-    big_log(world.work / "app.log")
+    big_log(world.work / "app.log", LINES.get(host, LOG_LINES))
     world.settings["CTXMODE_MCP_PASSTHROUGH"] = SERVER
     results, run = mcp_session(world, host, reads(world.work / "app.log"))
     assert results and CUT not in results[0], results[0][:2000]
@@ -77,3 +86,14 @@ def test_a_playwright_snapshot_of_2000_rows_keeps_page_facts_and_every_row_finda
         r'link "Open order \d+" \[ref=e\d+\]', notice
     )
     assert PAGE_NEEDLE in searched, searched[:2000]
+
+
+def test_openclaw_passes_a_result_its_middleware_got_only_in_part_as_the_host_cuts_it(
+    world: HostWorld,
+) -> None:
+    # 330 KB in one text block: OpenClaw hands the middleware its first 100,000 characters
+    # and keeps the rest nowhere; cutting those would lose the middle for good.
+    big_log(world.work / "app.log")
+    results, run = mcp_session(world, "openclaw", reads(world.work / "app.log"))
+    assert len(results) == 1 and CUT not in results[0], run.describe()
+    assert "log line 0 " in results[0] and MIDDLE not in results[0]

@@ -41,6 +41,13 @@ function toolNames(ctx) {
   try { return [...ctx.tools.view().visible.keys()] } catch { return [] }
 }
 
+// The MCP servers behind the registry's `mcp__<server>__<tool>` names (ours included: the
+// rules tell it apart), so another server's bulky result gets a notice too.
+function mcpServers(tools) {
+  return [...new Set(tools.filter((name) => name.startsWith('mcp__'))
+    .map((name) => name.slice(5).split('__')[0]).filter(Boolean))]
+}
+
 function briefValue(value) {
   if (value === undefined) return undefined
   try {
@@ -56,6 +63,7 @@ function isSubagentSession(header) {
 function callPayload(ctx, config, exec) {
   const agent = exec.agent || {}
   const subagent = (agent.options?.subagentDepth ?? 0) > 0 || isSubagentSession(agent.session?.header ?? {})
+  const tools = toolNames(ctx)
   return {
     tool: exec.name,
     input: exec.arguments,
@@ -63,7 +71,8 @@ function callPayload(ctx, config, exec) {
     sessionId: agent.session?.id ?? agent.id ?? '',
     agentId: subagent ? String(agent.id ?? 'subagent') : '',
     cwd: process.cwd(),
-    tools: toolNames(ctx),
+    tools,
+    mcpServers: mcpServers(tools),
     config,
   }
 }

@@ -19,10 +19,19 @@ const DEFAULT_CONFIG = {
   maxResultBytes: 20000,
 }
 
-function resultText(result) {
+function textBlocks(result) {
   const content = Array.isArray(result?.content) ? result.content : []
   return content.filter((block) => block?.type === 'text' && typeof block.text === 'string')
-    .map((block) => block.text).join('\n')
+    .map((block) => block.text)
+}
+
+// The other MCP servers, named as OpenClaw names them in `<server>__<tool>`: characters
+// outside [A-Za-z0-9_-] become `-`, a name not starting with a letter gets `mcp-`, 30 at most.
+function mcpServerNames(servers, ours) {
+  return Object.keys(servers || {}).filter((name) => name !== ours).map((name) => {
+    const safe = name.trim().replace(/[^A-Za-z0-9_-]/g, '-') || 'mcp'
+    return (/^[A-Za-z]/.test(safe) ? safe : `mcp-${safe}`).slice(0, 30)
+  })
 }
 
 export default {
@@ -45,6 +54,7 @@ export default {
     // the names come from the config; the real-host test checks the model is offered them.
     const tools = api.config?.mcp?.servers?.[server] && api.config?.tools?.toolSearch === false
       ? (launch.ourTools || []).map((tool) => `${server}__${tool}`) : []
+    const mcpServers = mcpServerNames(api.config?.mcp?.servers, server)
     const cwds = new Map() // sessionId -> workspace dir
     const compacted = new Set()
     const base = (sessionId, cwd) => ({
@@ -59,10 +69,13 @@ export default {
       if (answer?.params && typeof answer.params === 'object') return { params: { ...event.params, ...answer.params } }
     })
     api.registerAgentToolResultMiddleware(async (event, ctx) => {
-      const result = { text: resultText(event.result), isError: event.isError === true,
-        exitCode: event.result?.details?.exitCode }
+      const texts = textBlocks(event.result)
+      // `longestBlock`: OpenClaw cuts each text block it hands a middleware (see openclaw.py).
+      const result = { text: texts.join('\n'), isError: event.isError === true,
+        exitCode: event.result?.details?.exitCode,
+        longestBlock: Math.max(0, ...texts.map((text) => text.length)) }
       const payload = { ...base(ctx?.sessionId, event.cwd), tool: event.toolName, input: event.args,
-        callId: event.toolCallId, result }
+        callId: event.toolCallId, result, mcpServers }
       const answer = await bridge.ask('after', payload, TIMEOUT_MS.after)
       if (typeof answer?.output !== 'string') return
       const { aggregated, ...details } = event.result?.details || {} // the output again: stays home
