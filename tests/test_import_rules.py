@@ -53,8 +53,8 @@ def breaking(package: str, forbidden: str) -> dict[str, list[str]]:
 
 
 def test_the_scan_sees_imports_at_any_depth():
-    # platforms/codex imports hooks.jsonout at the top; _hook.py imports inside a function
-    assert "ctxmode.hooks.jsonout" in imported_modules(PACKAGE / "platforms" / "codex.py")
+    # platforms/codex imports vocab.platform at the top; _hook.py imports inside a function
+    assert "ctxmode.vocab.platform" in imported_modules(PACKAGE / "platforms" / "codex.py")
     assert "ctxmode.platforms" in imported_modules(PACKAGE / "_hook.py")
     assert breaking("platforms", "ctxmode.hooks")  # hosts may import the hook core
 

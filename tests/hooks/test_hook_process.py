@@ -175,6 +175,46 @@ def test_the_hook_path_imports_no_third_party_module_and_sqlite_only_to_record(e
         assert not modules & NO_DATABASE
 
 
+# What one call loads is what its decision needs: the shell grammar only for a shell
+# command, the command-meaning tables only once a deny or ask rule names a program, and
+# the permission engine and its globs only where rules are read.
+LS = {**BASH_NODE, "tool_input": {"command": "ls -la src"}}
+READ = {"tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}
+GREP = {"tool_name": "Grep", "tool_input": {"pattern": "TODO", "path": "src"}}
+SHELL_GRAMMAR = {"ctxmode.policy.shell", "ctxmode.hooks.shell", "ctxmode.hooks.bulky"}
+RULE_ENGINE = {"ctxmode.policy.permissions", "ctxmode.policy.globs", "ctxmode.policy.meaning"}
+
+
+@pytest.mark.parametrize(
+    ("payload", "loaded", "not_loaded"),
+    [
+        (LS, SHELL_GRAMMAR | {"ctxmode.policy.permissions"}, {"ctxmode.policy.meaning"}),
+        (READ, set(), SHELL_GRAMMAR | RULE_ENGINE),
+        (GREP, set(), SHELL_GRAMMAR | RULE_ENGINE),
+    ],
+)
+def test_a_pre_tool_use_call_loads_only_what_its_decision_needs(payload, loaded, not_loaded):
+    modules = imported_modules(
+        fast_command("claude-code", "pretooluse"), json.dumps(payload).encode(), hook_env()
+    )
+    assert loaded <= modules
+    assert not modules & not_loaded, sorted(modules & not_loaded)
+
+
+def test_a_deny_rule_naming_a_program_loads_its_meaning(tmp_path):
+    user = tmp_path / "claude-config"
+    user.mkdir()
+    rules = {"permissions": {"deny": ["Bash(rm -rf *)"]}}
+    (user / "settings.json").write_text(json.dumps(rules))
+    rm = {**BASH_NODE, "tool_input": {"command": "rm -fr build"}}
+    modules = imported_modules(
+        fast_command("claude-code", "pretooluse"), json.dumps(rm).encode(), hook_env()
+    )
+    assert "ctxmode.policy.meaning" in modules
+    denied = run_hook("claude-code", "pretooluse", json.dumps(rm).encode())
+    assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
 def test_the_console_entry_skips_click():
     modules = imported_modules(
         [sys.executable, "-m", "ctxmode", "hook", "claude-code", "pretooluse"],

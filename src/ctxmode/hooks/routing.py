@@ -12,14 +12,15 @@ from __future__ import annotations
 import os
 
 from ctxmode import paths, settings
-from ctxmode.hooks import guidance, shell, throttle
-from ctxmode.policy.shell import ShellScan, scan, without_heredocs
+from ctxmode.hooks import throttle
 from ctxmode.vocab.event import DENY, MODIFY, Decision, HookEvent
 from ctxmode.vocab.toolnames import canonical_tool_name, mcp_tool, own_tool
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:  # annotations only; the shell grammar loads only for a shell command
     from collections.abc import Callable, Iterable
+
+    from ctxmode.policy.shell import ShellScan
 
 SUMMARY_CHARS = 200
 AGENT_PROMPT_KEYS = ("prompt", "request", "objective", "question", "query", "task")
@@ -81,6 +82,8 @@ def route_pre_tool_use(
     for a tool name whose form alone does not say it is one (Copilot CLI's
     `<server>-<tool>`).
     """
+    from ctxmode.hooks import guidance
+
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
     every = silent_rewrite and settings.flag(settings.WRAP_EVERY)
@@ -139,6 +142,8 @@ def _policy_verdict(tool: str, event: HookEvent) -> tuple[Decision | None, str]:
 
 
 def _policy_unavailable(error: Exception) -> Decision | None:
+    from ctxmode.hooks import guidance
+
     paths.append_log("hook-errors.log", f"permission policy unavailable: {error!r}")
     if settings.flag(settings.REQUIRE_SECURITY):
         return Decision.deny(guidance.fail_closed_deny())
@@ -160,6 +165,9 @@ def _shell_command(tool_input: dict) -> str:
 
 
 def _route_bash(route: Route) -> Decision | None:
+    from ctxmode.hooks import shell
+    from ctxmode.policy.shell import scan, without_heredocs
+
     event = route.event
     verdict, allowed_by = _policy_verdict("Bash", event)
     if verdict is not None:
@@ -181,6 +189,8 @@ def _route_bash(route: Route) -> Decision | None:
             "bytes_avoided": 8192,
             "summary": summary,
         }
+        from ctxmode.hooks import guidance  # the words load only when used
+
         return _redirect(route, guidance.curl_redirect(route.prefix), meta)
     if curl == "safe" and not inline_http:
         return None  # a silent download to a file: nothing to steer
@@ -191,16 +201,20 @@ def _route_bash(route: Route) -> Decision | None:
             "bytes_avoided": 8192,
             "summary": summary,
         }
+        from ctxmode.hooks import guidance
+
         return _redirect(route, guidance.inline_http_redirect(route.prefix), meta)
     wrapped = _wrap_bulky(route, command, found, summary, allowed_by)
     if wrapped is not None:
         return wrapped
     if shell.runs_build_tool(found):
         meta = {"tool": "Bash", "type": "build-redirected", "bytes_avoided": 0, "summary": summary}
+        from ctxmode.hooks import guidance
+
         return _redirect(route, guidance.build_tool_redirect(route.prefix, command), meta)
     if shell.is_bounded(command, found) or _below_nudge_threshold(command):
         return None
-    return _nudge_once(route, "bash", guidance.bash_nudge(route.prefix))
+    return _nudge_once(route, "bash")
 
 
 def _wrap_bulky(
@@ -215,6 +229,8 @@ def _wrap_bulky(
     the user's allow rule for the original command (kept in `meta`, so a host that checks
     its rules on the rewritten command can be told the user allowed it).
     """
+    from ctxmode.hooks import guidance
+
     if not route.mcp_ready:
         return None  # the notice's search call would name a tool the model cannot reach
     from ctxmode.hooks.bulky import directory_after, split_leading_cd, wrap_reason
@@ -268,10 +284,15 @@ def _below_nudge_threshold(command: str) -> bool:
     return threshold > 0 and len(command.encode("utf-8", "surrogatepass")) < threshold
 
 
-def _nudge_once(route: Route, kind: str, text: str) -> Decision | None:
-    if throttle.first_time(route.event.session_id, kind):
-        return Decision.add_context(text)
-    return None
+def _nudge_once(route: Route, kind: str) -> Decision | None:
+    """The `kind` ("bash", "read", "grep") nudge, the first time in the session only: its
+    words are loaded then, not on every call."""
+    if not throttle.first_time(route.event.session_id, kind):
+        return None
+    from ctxmode.hooks import guidance
+
+    nudges = {"bash": guidance.bash_nudge, "read": guidance.read_nudge, "grep": guidance.grep_nudge}
+    return Decision.add_context(nudges[kind](route.prefix))
 
 
 # --- Read, Grep, WebFetch --------------------------------------------------------------
@@ -311,15 +332,17 @@ def _route_read(route: Route) -> Decision | None:
         big = _big_read(route, path, size) if route.mcp_ready else None
         if big is not None:
             return big
+        from ctxmode.hooks import guidance
+
         meta = {"tool": "Read", "type": "read-redirected", "bytes_avoided": size,
                 "summary": path[:SUMMARY_CHARS]}  # fmt: skip
         return Decision("context", context=guidance.read_nudge(route.prefix, size), meta=meta)
-    return _nudge_once(route, "read", guidance.read_nudge(route.prefix))
+    return _nudge_once(route, "read")
 
 
 def _big_read(route: Route, path: str, size: int) -> Decision | None:
     """Index the whole file; bound the read where the host can, else deny with guidance."""
-    from ctxmode.hooks import bigread
+    from ctxmode.hooks import bigread, guidance
     from ctxmode.storage import project
 
     event = route.event
@@ -341,10 +364,12 @@ def _big_read(route: Route, path: str, size: int) -> Decision | None:
 
 
 def _route_grep(route: Route) -> Decision | None:
-    return _nudge_once(route, "grep", guidance.grep_nudge(route.prefix))
+    return _nudge_once(route, "grep")
 
 
 def _route_webfetch(route: Route) -> Decision | None:
+    from ctxmode.hooks import guidance
+
     if not route.mcp_ready:
         return None
     tool_input = route.event.tool_input
@@ -409,6 +434,8 @@ def nudge_period() -> int:
 
 
 def _route_external_mcp(route: Route) -> Decision | None:
+    from ctxmode.hooks import guidance
+
     if throttle.every_nth(route.event.session_id, "external-mcp", nudge_period()):
         return Decision.add_context(guidance.external_mcp_nudge(route.prefix))
     return None

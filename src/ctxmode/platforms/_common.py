@@ -7,7 +7,7 @@ shims' payload. Hot path: our own hook modules only.
 
 from __future__ import annotations
 
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.vocab import event as ev
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput

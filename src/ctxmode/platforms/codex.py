@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from ctxmode import paths
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.platforms import _common as common
 from ctxmode.vocab import event as ev
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput

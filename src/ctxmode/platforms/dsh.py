@@ -19,7 +19,7 @@ user-prompt `prompt` (the message's content blocks).
 
 from __future__ import annotations
 
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms._common import shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev

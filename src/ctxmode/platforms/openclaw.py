@@ -28,7 +28,7 @@ characters of its longest text block), for `prompt` the user's `prompt`.
 
 from __future__ import annotations
 
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.hooks.plugin_rules import ToolResult, is_shell
 from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev

@@ -16,7 +16,7 @@ metadata's long strings dropped; bash's `exit`, a truncated output's `outputPath
 
 from __future__ import annotations
 
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
 from ctxmode.vocab import event as ev

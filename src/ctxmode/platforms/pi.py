@@ -16,7 +16,7 @@ part of it (Pi's spilled shell output, OMP's `artifact://N`, a truncated read's 
 
 from __future__ import annotations
 
-from ctxmode.hooks.jsonout import dumps
+from ctxmode.fastjson import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
 from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser

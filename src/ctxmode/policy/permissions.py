@@ -14,7 +14,7 @@ Rules are `Tool(pattern)` strings, or a bare `Tool` matching every call of that 
   only what they spell.
 - `Read(.env)`, `Read(./secrets/**)`, `Read(**/*.pem)`, `Read(~/.ssh/**)`, `Read(//etc/**)`:
   path globs (`**/` any directories, `**` anything, `*` within a segment, `?` one
-  character); relative globs are anchored at the project, `~` is the home directory, `//x`
+  character; matched by `policy.globs`); relative globs are anchored at the project, `~` is the home directory, `//x`
   is the absolute `/x` (`/x` is tried both absolute and project-relative).
 
 The rules are those of the project root, whatever directory the call comes from: the
@@ -23,25 +23,27 @@ holding `.claude/settings*.json`, else the nearest version-control root (`rules_
 plus the user's settings. Deny beats ask beats allow, across all files (so a project deny beats a user allow and a
 user deny beats a project allow). Case-insensitive on macOS and Windows. Standard library
 only, and nothing heavier than `os` unless a settings file exists (`_json` parses it; `re`
-is used only to scan non-shell code for shell escapes).
+is used only to scan non-shell code for shell escapes; `policy.meaning` loads only for deny
+and ask rules).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from ctxmode import fastjson, paths, settings
 from ctxmode.errors import CtxmodeError
-from ctxmode.policy.meaning import Meaning, meaning, program_of, rule_meaning
-from ctxmode.policy.meaning import matches as meaning_matches
+from ctxmode.policy import globs
 from ctxmode.policy.shell import TIME_BUDGET, ShellScan, basename, scan
 from ctxmode.policy.shell import clock as shell_clock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `policy.meaning` is read only for deny and ask rules: imported there
+    from ctxmode.policy.meaning import Meaning
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 LOG_NAME = "policy.log"
 SHELL_LANGUAGES = frozenset({"shell", "bash", "sh", "zsh"})
-_CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
 WHOLE_CHARS = 100_000  # the whole command is matched as one form up to this length
 INLINE_CODE_CHARS = 200_000  # longer non-shell code is not searched for shell strings
 
@@ -64,7 +66,7 @@ class Rule:
         # Compiled on first use: a Bash rule's (whole, prefix, rest) pattern, and a path
         # rule's (roots, loose, anchored) globs for the roots they were compiled against.
         self._bash: BashPattern | None = None
-        self._globs: tuple[tuple[str, ...], list[list[str]], list[list[str]]] | None = None
+        self._globs: tuple[tuple[str, ...], list[globs.Tokens], list[globs.Tokens]] | None = None
         # The pattern's `policy.meaning`, read on first use (False: it has none).
         self._meaning: Meaning | bool | None = None
 
@@ -325,6 +327,8 @@ class _CommandMeanings:
     def first_match(self, rule: Rule) -> str | None:
         if rule.pattern is None:
             return None
+        from ctxmode.policy.meaning import matches, program_of  # only deny and ask rules read it
+
         words = rule.pattern.replace(":", " ").split(None, 3)[:3]
         if program_of(words)[0] not in self._readings():
             return None  # no command of that program: the rule need not be read
@@ -332,11 +336,13 @@ class _CommandMeanings:
         if wanted is None:
             return None
         for command, form in self._of(wanted.program):
-            if meaning_matches(wanted, command, _star_match):
+            if matches(wanted, command, globs.star_match):
                 return form
         return None
 
     def _of(self, program: str) -> list[tuple[Meaning, str]]:
+        from ctxmode.policy.meaning import meaning
+
         if program not in self._read:
             self._read[program] = found = []
             for argv in self._readings().get(program, ()):
@@ -351,6 +357,8 @@ class _CommandMeanings:
     def _readings(self) -> dict[str, list[tuple[str, ...]]]:
         """Every command's words once, by program: the scanned commands and the readings
         recorded only as forms (`cur${E}l u`)."""
+        from ctxmode.policy.meaning import program_of
+
         if self._by_program is None:
             words = {c.argv: None for c in self._found.commands if not c.computed}
             for form in self._forms:
@@ -364,6 +372,8 @@ class _CommandMeanings:
 
 def _rule_meaning(rule: Rule) -> Meaning | None:
     """The rule's `policy.meaning`, or None when its program has no option grammar there."""
+    from ctxmode.policy.meaning import Meaning, rule_meaning
+
     if rule._meaning is None:
         found = rule_meaning(_normalize_pattern(rule.pattern or ""))
         rule._meaning = found if found is not None else False
@@ -425,15 +435,15 @@ def _bash_matches(rule: Rule, form: str) -> bool:
     if compiled is None:
         compiled = rule._bash = _compile_bash_pattern(rule.pattern)
     whole, prefix, rest = compiled
-    if _CASE_INSENSITIVE:
+    if globs.CASE_INSENSITIVE:
         form = form.lower()
-    if _star_match(whole, form) or (whole.endswith(" *") and form == whole[:-2]):
+    if globs.star_match(whole, form) or (whole.endswith(" *") and form == whole[:-2]):
         return True
     if prefix is None:
         return False
     if form == prefix:
         return True
-    return form.startswith(prefix + " ") and _star_match(rest, form[len(prefix) + 1 :])
+    return form.startswith(prefix + " ") and globs.star_match(rest, form[len(prefix) + 1 :])
 
 
 def _compile_bash_pattern(pattern: str) -> BashPattern:
@@ -461,24 +471,7 @@ def _normalize_pattern(text: str) -> str:
             out.append(c)
         i += 1
     normalized = " ".join("".join(out).split())
-    return normalized.lower() if _CASE_INSENSITIVE else normalized
-
-
-def _star_match(pattern: str, text: str) -> bool:
-    """Anchored glob where `*` (any run of characters) is the only wildcard."""
-    pieces = pattern.split("*")
-    if len(pieces) == 1:
-        return pattern == text
-    first, last = pieces[0], pieces[-1]
-    if len(text) < len(first) + len(last) or not text.startswith(first) or not text.endswith(last):
-        return False
-    position, end = len(first), len(text) - len(last)
-    for piece in pieces[1:-1]:
-        found = text.find(piece, position, end)
-        if found < 0:
-            return False
-        position = found + len(piece)
-    return True
+    return normalized.lower() if globs.CASE_INSENSITIVE else normalized
 
 
 # -- Read rules -------------------------------------------------------------------------
@@ -489,8 +482,8 @@ def evaluate_read(path: str, rules: RuleSet, project_dir: str, cwd: str = "") ->
     else the project, and as its realpath), or no opinion."""
     if not rules.has_tool("Read") or not isinstance(path, str) or not path:
         return NO_OPINION
-    candidates = _path_candidates(path, cwd or project_dir)
-    roots = _roots(project_dir)
+    candidates = globs.candidates(path, cwd or project_dir)
+    roots = globs.roots(project_dir)
     for action in (DENY, ASK):
         for rule in rules.select("Read", action):
             if rule.pattern is None or _read_matches(rule, candidates, roots):
@@ -508,133 +501,16 @@ def is_read_allowed_outside_project(path: str, rules: RuleSet) -> bool:
     return verdict.action == ALLOW
 
 
-def _roots(project_dir: str) -> list[str]:
-    if not project_dir:
-        return []
-    roots = [os.path.abspath(project_dir)]
-    real = os.path.realpath(project_dir)
-    return roots if real == roots[0] else [*roots, real]
-
-
-def _path_candidates(path: str, project_dir: str) -> list[str]:
-    """[raw path, absolute path, realpath]; the last one is what would really be read."""
-    expanded = os.path.expanduser(path)
-    base = project_dir or os.getcwd()
-    absolute = os.path.normpath(os.path.join(base, expanded))
-    try:
-        real = os.path.realpath(absolute)
-    except (OSError, ValueError):
-        real = absolute
-    real = _slashes(real)
-    found = [form for form in dict.fromkeys((_slashes(path), _slashes(absolute))) if form != real]
-    return [*found, real]
-
-
-def _slashes(path: str) -> str:
-    path = path.replace("\\", "/")
-    return path.lower() if _CASE_INSENSITIVE else path
-
-
 def _read_matches(
     rule: Rule, candidates: list[str], roots: list[str], anchored: bool = False
 ) -> bool:
     """Whether any candidate path matches the rule's glob (anchored variants only for allow)."""
     key = tuple(roots)
     if rule._globs is None or rule._globs[0] != key:
-        rule._globs = (key, *_glob_variants(rule.pattern or "", roots))
+        rule._globs = (key, *globs.path_globs(rule.pattern or "", roots))
     _, loose, fixed = rule._globs
-    globs = fixed if anchored else loose + fixed
-    return any(_path_glob_match(glob, candidate) for glob in globs for candidate in candidates)
-
-
-def _glob_variants(glob: str, roots: list[str]) -> tuple[list[list[str]], list[list[str]]]:
-    """(globs matched against any form of the path, globs anchored at absolute locations)."""
-    glob = _slashes(glob)
-    anchored: list[str] = []
-    loose: list[str] = []
-    if glob.startswith("//"):
-        anchored.append(glob[1:])
-    elif glob == "~" or glob.startswith("~/"):
-        anchored.append(_slashes(os.path.expanduser(glob)))
-    elif glob.startswith("/"):
-        anchored.append(glob)
-        anchored += [_slashes(root).rstrip("/") + glob for root in roots]
-    else:
-        loose.append(glob)
-        relative = glob[2:] if glob.startswith("./") else glob
-        anchored += [_slashes(root).rstrip("/") + "/" + relative for root in roots]
-    anchored += [real for real in map(_real_prefix, anchored) if real not in anchored]
-    return [_tokenize_glob(g) for g in loose], [_tokenize_glob(g) for g in anchored]
-
-
-def _real_prefix(glob: str) -> str:
-    """The glob with its wildcard-free directory prefix resolved through symlinks."""
-    cut = min((glob.find(c) for c in "*?" if c in glob), default=len(glob))
-    head = glob[: glob.rfind("/", 0, cut) + 1] if cut < len(glob) else glob
-    if not head or head == "/":
-        return glob
-    try:
-        real = os.path.realpath(head)
-    except (OSError, ValueError):
-        return glob
-    suffix = "/" if head.endswith("/") and not real.endswith(("/", "\\")) else ""
-    return _slashes(real) + suffix + glob[len(head) :]
-
-
-def _tokenize_glob(glob: str) -> list[str]:
-    tokens: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            tokens.append("**/")
-            i += 3
-        elif glob.startswith("**", i):
-            tokens.append("**")
-            i += 2
-        elif glob[i] in "*?":
-            tokens.append(glob[i])
-            i += 1
-        else:
-            j = i
-            while j < len(glob) and glob[j] not in "*?":
-                j += 1
-            tokens.append("=" + glob[i:j])
-            i = j
-    return tokens
-
-
-def _path_glob_match(tokens: list[str], path: str) -> bool:
-    """Anchored match of a tokenized path glob (memoized: linear in tokens x path length)."""
-    memo: dict[tuple[int, int], bool] = {}
-    n = len(path)
-
-    def match(t: int, s: int) -> bool:
-        key = (t, s)
-        if key in memo:
-            return memo[key]
-        if t == len(tokens):
-            result = s == n
-        else:
-            token = tokens[t]
-            if token == "?":
-                result = s < n and path[s] != "/" and match(t + 1, s + 1)
-            elif token == "*":
-                end = path.find("/", s)
-                end = n if end < 0 else end
-                result = any(match(t + 1, k) for k in range(s, end + 1))
-            elif token == "**":
-                result = any(match(t + 1, k) for k in range(s, n + 1))
-            elif token == "**/":
-                result = match(t + 1, s) or any(
-                    path[k] == "/" and match(t + 1, k + 1) for k in range(s, n)
-                )
-            else:
-                literal = token[1:]
-                result = path.startswith(literal, s) and match(t + 1, s + len(literal))
-        memo[key] = result
-        return result
-
-    return match(0, 0)
+    tried = fixed if anchored else loose + fixed
+    return any(globs.path_glob_match(g, candidate) for g in tried for candidate in candidates)
 
 
 # -- reasons ----------------------------------------------------------------------------
