@@ -70,6 +70,13 @@ def host_config(model: FakeModel, host: Host) -> dict:
             "autoupdate": False, **host.extra}  # fmt: skip
 
 
+def shell_exit_codes(run: HostRun) -> list[int]:
+    """The exit code of each shell call the host ran, in order, from the events `run
+    --format json` prints (the model is not told them)."""
+    parts = [event.get("part") or {} for event in run.events() if event.get("type") == "tool_use"]
+    return [part["state"]["metadata"].get("exit") for part in parts if part.get("tool") == "bash"]
+
+
 def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
     binary = npm_host(host.id, host.binary)
     command = [binary, "run", "--format", "json", "--dir", str(world.work), "-m", "fake/fake-model",

@@ -7,7 +7,8 @@ decides, in host-free terms:
 - before a call (Tier 1): deny a tool from `denyTools`, and run shell commands through the
   same routing every command-hook host uses (`route_pre_tool_use`); a redirect rewrites
   the command where the host takes changed arguments, else becomes a deny carrying its
-  guidance;
+  guidance; where the host takes changed arguments every shell command the wrapper runs
+  unchanged goes through it;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
   tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`), and so another
   MCP server's (`ctxmode.hooks.mcp_result`; the shim names the servers in `mcpServers`);
@@ -190,9 +191,21 @@ def applies(event: HookEvent, settings: Settings) -> bool:
 
 
 def pre_tool_use(
-    event: HookEvent, settings: Settings, prefix: str | None, can_modify: bool = False
+    event: HookEvent,
+    settings: Settings,
+    prefix: str | None,
+    can_modify: bool = False,
+    usual_prefix: str | None = None,
 ) -> Decision | None:
-    """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None."""
+    """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None.
+
+    A host that takes changed arguments runs them without the model seeing a deny, so
+    there every shell command the wrapper runs unchanged is wrapped (as on the
+    command-hook hosts that rewrite silently): a failed run's messages then reach the
+    model in the wrapper's notice whatever the host does with a failed result. The
+    others cut a big output after the call. `usual_prefix`: the host's naming of our
+    tools under the server name `ctxmode setup` registers (a wrapped command names
+    another prefix to its notice)."""
     if not applies(event, settings) or prefix is None:
         return None
     host_tool = host_tool_name(event)
@@ -207,9 +220,14 @@ def pre_tool_use(
         return None
     from ctxmode.hooks.routing import route_pre_tool_use
 
-    decision = route_pre_tool_use(event, prefix, True)
-    if decision is None or (decision.meta or {}).get("type") == "bash-wrapped":
-        return None  # a `ctxmode wrap` rewrite: this host cuts the output after the call itself
+    unusual = prefix != usual_prefix
+    decision = route_pre_tool_use(
+        event, prefix, True, unusual_prefix=unusual, silent_rewrite=can_modify
+    )
+    if decision is None:
+        return None
+    if (decision.meta or {}).get("type") == "bash-wrapped" and not can_modify:
+        return None  # this host cuts the output after the call itself
     if decision.is_command_redirect and not can_modify:  # deny, carrying the guidance
         return Decision(ev.DENY, reason=ev.redirect_reason(decision), meta=decision.meta)
     if decision.action == ev.MODIFY and can_modify:  # the command now prints the guidance
@@ -335,15 +353,18 @@ def continuity(event: HookEvent, prefix: str | None) -> Decision | None:
     return None
 
 
-def handle(event: HookEvent, can_modify: bool = False) -> Decision | None:
+def handle(
+    event: HookEvent, can_modify: bool = False, usual_prefix: str | None = None
+) -> Decision | None:
     """The decision for one plugin-host event (None: the host carries on untouched).
 
     `can_modify`: the host takes changed arguments from the plugin before a call.
+    `usual_prefix`: see `pre_tool_use`.
     """
     settings = Settings(event.raw.get("config"))
     prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
     if event.event == ev.PRE_TOOL_USE:
-        return pre_tool_use(event, settings, prefix, can_modify)
+        return pre_tool_use(event, settings, prefix, can_modify, usual_prefix)
     if not applies(event, settings):
         return None
     if event.event == ev.POST_TOOL_USE:

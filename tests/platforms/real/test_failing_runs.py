@@ -5,9 +5,11 @@ bulk does not.
 Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
 Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
 the command has to go through the wrapper before it runs: a silent rewrite on Claude
-Code and Codex, a deny naming the exact command on Qwen Code. The scripted model follows
-what each result says (the command to run instead, the search a notice names); what it
-received is read from the fake model's log.
+Code, Codex, OpenCode and Kilo (whose plugin changes the call's arguments), a deny naming
+the exact command on Qwen Code. The scripted model follows what each result says (the
+command to run instead, the search a notice names); what it received is read from the
+fake model's log. OpenCode and Kilo do not tell the model a command's exit code; the
+events they print (`run --format json`) show the one the wrapped command exited with.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ import pytest
 from support.cli import ctx
 from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
-from support.hosts import HostWorld
+from support.hosts import HostRun, HostWorld
+from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
+from support.opencode_hosts import shell_exit_codes
 
 SCRIPT = "./run_tests.sh"
 NATIVE_BYTES = 120_000  # what the script prints
 BOUND = 24 * 1024  # tool-result bytes the model may get for it, search included
+PLUGIN_HOSTS = [host.id for host in OPENCODE_HOSTS]  # they show no exit code to the model
 
 
 def project_with_failing_script(work: Path) -> None:
@@ -35,19 +40,30 @@ def project_with_failing_script(work: Path) -> None:
     script.chmod(0o755)
 
 
-@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex"])
+def run_steps(
+    world: HostWorld, host: str, steps: list[Step], prompt: str, with_ctxmode: bool = True
+) -> tuple[list[str], HostRun]:
+    """`steps` taken by the compliant model on `host`, after `ctxmode setup` unless told
+    not to: what the model received for its tool calls, and the host's run."""
+    HOSTS[host].prepare(world)
+    agent = CompliantAgent(world.work, "", steps=steps)
+    with world.fake_model([agent] * 8) as model:
+        HOSTS[host].configure(world, model)  # a plugin host's config names the model's URL
+        if with_ctxmode:
+            done = ctx("setup", host, cwd=world.work, env=world.env())
+            assert done.returncode == 0, done.stderr
+        run = HOSTS[host].run(world, model, prompt)
+    return (received(model.main_requests[-1]) if model.main_requests else []), run
+
+
+@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", *PLUGIN_HOSTS])
 def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     world: HostWorld, host: str
 ) -> None:
     project_with_failing_script(world.work)
-    HOSTS[host].prepare(world)
-    done = ctx("setup", host, cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
     facts = (*FAILING_TESTS, FAILURE_MESSAGE)
-    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED", facts)])
-    with world.fake_model([agent] * 8) as model:
-        run = HOSTS[host].run(world, model, "Run the project's tests")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    steps = [Step("tests", "shell", SCRIPT, "FAILED", facts)]
+    results, run = run_steps(world, host, steps, "Run the project's tests")
     seen = "\n".join(results)
     size = sum(len(result.encode("utf-8")) for result in results)
     assert results, run.describe()
@@ -55,6 +71,9 @@ def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     assert not missing and FAILURE_MESSAGE in seen, (missing, seen[:3000])
     assert size <= BOUND < NATIVE_BYTES, (size, [len(r) for r in results])
     assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
+    if host in PLUGIN_HOSTS:  # wrapped (no deny, no cut after the call), exit code kept
+        assert RUN_INSTEAD not in seen and "ctxmode-wrap" not in seen, seen[:2000]
+        assert "ctxmode-wrap" in run.stdout and shell_exit_codes(run) == [1], run.describe()
 
 
 def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_code(
@@ -63,14 +82,8 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
     # Not predicted to be bulky: the first run reaches only PostToolUseFailure (Qwen Code
     # fires no PostToolUse for a non-zero exit), which remembers it for the project.
     command = "N=3; seq 1 3000; echo boom >&2; exit $N"
-    HOSTS["qwen-code"].prepare(world)
-    done = ctx("setup", "qwen-code", cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
     steps = [Step(name, "shell", command, "boom", ("boom",)) for name in ("first", "again")]
-    agent = CompliantAgent(world.work, "", steps=steps)
-    with world.fake_model([agent] * 8) as model:
-        run = HOSTS["qwen-code"].run(world, model, "Run it twice")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = run_steps(world, "qwen-code", steps, "Run it twice")
     assert len(results) >= 3, run.describe()
     assert RUN_INSTEAD not in results[0] and "2999" in results[0]  # ran as it was
     assert RUN_INSTEAD in results[1] and f"-- '{command}'" in results[1]
@@ -82,31 +95,25 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
 SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; printf tail; exit 3"
 
 
-def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
-    HOSTS[host].prepare(world)
-    if with_ctxmode:
-        done = ctx("setup", host, cwd=world.work, env=world.env())
-        assert done.returncode == 0, done.stderr
-    agent = CompliantAgent(
-        world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
-    )
-    with world.fake_model([agent] * 4) as model:
-        run = HOSTS[host].run(world, model, "Run it")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> tuple[str, HostRun]:
+    steps = [Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
+    results, run = run_steps(world, host, steps, "Run it", with_ctxmode)
     assert results, run.describe()
     result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
-    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
+    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result), run  # Codex numbers each run
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", *PLUGIN_HOSTS])
 def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
     tmp_path: Path, netns: str | None, host: str
 ) -> None:
-    # Both hosts rewrite silently, so the command runs through the wrapper.
-    bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
-    wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
+    # These hosts rewrite silently, so the command runs through the wrapper.
+    bare, _ = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
+    wrapped, run = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
     assert "it broke" in bare
-    if host == "claude-code":  # one pipe for both streams: the bytes in the same order
+    if host in PLUGIN_HOSTS:  # the host's own events: it ran the wrapper, which exited 3
+        assert "ctxmode-wrap" in run.stdout and shell_exit_codes(run) == [3], run.describe()
+    if host != "codex":  # one pipe for both streams: the bytes in the same order
         assert wrapped == bare
     else:  # Codex reads stdout and stderr from two pipes and joins what arrives: each
         # stream's order is kept, but which of two writes to different pipes comes first,
