@@ -14,6 +14,7 @@ from ctxmode.hooks import plugin_rules as rules
 from ctxmode.platforms import _install as inst
 from ctxmode.platforms import from_environment, kilo, load, opencode
 from ctxmode.server.instructions import client_platform, instructions_for
+from ctxmode.vocab.platform import Platform
 from ctxmode.vocab.toolnames import OWN_TOOLS
 from support.cli import ctx
 
@@ -25,11 +26,17 @@ SERVER = ["/opt/ctx/bin/ctxmode", "serve"]
 HOOK = '/opt/ctx/bin/python -I -S -c "import sys;from ctxmode._hook import main;main(sys.argv[1:])"'
 
 
-def answer(host_event: str, tool: str, arguments: dict, **extra: object) -> dict | None:
+def answer(
+    host_event: str,
+    tool: str,
+    arguments: dict,
+    platform: Platform = opencode.PLATFORM,
+    **extra: object,
+) -> dict | None:
     body = {"tool": tool, "input": arguments, "callId": "c1", "sessionId": "s1",
             "cwd": os.getcwd(), "tools": TOOLS, "config": CONFIG, **extra}  # fmt: skip
-    event = opencode.PLATFORM.parse(body, host_event)
-    text = opencode.PLATFORM.render(event, handlers.handle(event, opencode.PLATFORM)).stdout
+    event = platform.parse(body, host_event)
+    text = platform.render(event, handlers.handle(event, platform)).stdout
     return json.loads(text) if text else None
 
 
@@ -65,10 +72,44 @@ def test_a_rewrite_of_a_read_is_sent_under_the_hosts_argument_names():
     assert opencode.changed_arguments(event, {"file_path": "/b"}) == {"filePath": "/b"}
 
 
-def test_bulky_commands_run_because_their_output_is_cut_after(tmp_path: Path):
+@pytest.mark.parametrize("platform", [opencode.PLATFORM, kilo.PLATFORM], ids=["opencode", "kilo"])
+def test_every_command_runs_through_the_wrapper_but_those_it_would_change(
+    tmp_path: Path, platform: Platform
+):
     (tmp_path / "big.log").write_text("x line\n" * 50_000)
-    for command in (f"cat {tmp_path / 'big.log'}", "pytest -q", "git log"):
-        assert answer("before", "bash", {"command": command}) is None, command
+    for command in (f"cat {tmp_path / 'big.log'}", "pytest -q", "git log", "sort notes.txt"):
+        rewritten = answer("before", "bash", {"command": command, "description": "d"},
+                           platform=platform)  # fmt: skip
+        assert rewritten is not None and list(rewritten["args"]) == ["command"], command
+        wrapped = rewritten["args"]["command"]
+        assert f"ctxmode-wrap --host {platform.id} -- " in wrapped, wrapped
+        assert wrapped.endswith(f"-- {command}"), wrapped
+    for command in ("ls", "echo hi", "cd src", "export X=1", "npm run dev", "vim a.py",
+                    "sleep 9 &", "my_alias_not_on_path --all"):  # fmt: skip
+        assert answer("before", "bash", {"command": command}, platform=platform) is None, command
+
+
+def test_with_wrap_every_off_only_predicted_commands_are_wrapped(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CTXMODE_WRAP_EVERY", "off")
+    assert answer("before", "bash", {"command": "sort notes.txt"}) is None
+    assert "ctxmode-wrap" in answer("before", "bash", {"command": "pytest -q"})["args"]["command"]
+
+
+def test_a_command_run_in_workdir_is_judged_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CTXMODE_WRAP_EVERY", "off")  # wrapped only when predicted bulky
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "big.log").write_text("x line\n" * 50_000)
+    call = {"command": "cat big.log", "description": "d"}
+    assert answer("before", "bash", call, cwd=str(tmp_path)) is None  # no such file here
+    rewritten = answer("before", "bash", {**call, "workdir": "sub"}, cwd=str(tmp_path))
+    assert rewritten is not None and rewritten["args"]["command"].endswith("-- cat big.log")
+
+
+def test_a_wrapped_command_names_our_server_as_the_host_registered_it():
+    tools = ["ctx_ctx_execute", "ctx_ctx_search"]
+    config = {**CONFIG, "serverName": "ctx"}
+    rewritten = answer("before", "bash", {"command": "pytest -q"}, tools=tools, config=config)
+    assert "ctxmode-wrap --host 'opencode=ctx_' -- pytest -q" in rewritten["args"]["command"]
 
 
 def test_big_output_becomes_a_notice_and_small_or_failed_output_passes():

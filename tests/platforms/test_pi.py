@@ -149,7 +149,7 @@ def wrapped(command: str, **config: object) -> dict | None:
 
     body = {"tool": "bash", "input": {"command": command, "timeout": 60}, "callId": "c1",
             "sessionId": "s1", "cwd": os.getcwd(), "tools": TOOLS,
-            "config": {**CONFIG, "wrapCommands": True, **config}}  # fmt: skip
+            "config": {**CONFIG, **config}}  # fmt: skip
     event = pi.PLATFORM.parse(body, "before")
     text = pi.PLATFORM.render(event, handle(event, pi.PLATFORM)).stdout
     return json.loads(text) if text else None
@@ -164,7 +164,6 @@ def test_a_shell_command_runs_through_the_wrapper_as_changed_arguments(monkeypat
     assert "ctxmode-wrap" in command and "--host pi " in command, command
     assert command.endswith(" -- ./run_tests.sh -k tax"), command
     assert wrapped("cd src") is None  # the host's shell keeps the directory
-    assert wrapped("./run_tests.sh", wrapCommands=False) is None
     monkeypatch.setenv("CTXMODE_WRAP_EVERY", "off")
     assert wrapped("git status") is None  # not predicted to be bulky
     assert wrapped("./run_tests.sh") is not None  # a script: predicted

@@ -70,6 +70,22 @@ def host_config(model: FakeModel, host: Host) -> dict:
             "autoupdate": False, **host.extra}  # fmt: skip
 
 
+def _shell_states(run: HostRun) -> list[dict]:
+    """Each shell call's final state, in order, from the events `run --format json` prints."""
+    parts = [event.get("part") or {} for event in run.events() if event.get("type") == "tool_use"]
+    return [part["state"] for part in parts if part.get("tool") == "bash"]
+
+
+def shell_exit_codes(run: HostRun) -> list[int]:
+    """The exit code of each shell call the host ran (the model is not told them)."""
+    return [state["metadata"].get("exit") for state in _shell_states(run)]
+
+
+def shell_commands(run: HostRun) -> list[str]:
+    """The command of each shell call as the host ran it (after our plugin's rewrite)."""
+    return [state["input"].get("command", "") for state in _shell_states(run)]
+
+
 def run_host(world: HostWorld, host: Host, prompt: str) -> HostRun:
     binary = npm_host(host.id, host.binary)
     command = [binary, "run", "--format", "json", "--dir", str(world.work), "-m", "fake/fake-model",

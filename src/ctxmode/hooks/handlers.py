@@ -149,7 +149,7 @@ def handle(event: HookEvent, platform: Platform) -> Decision | None:
     if platform.plugin_host:  # a JS shim sends its config and the host's tool names with each call
         from ctxmode.hooks.plugin_rules import handle as plugin_handle
 
-        host_prefix = platform.tool_prefix(SERVER_NAME)
-        return plugin_handle(event, can_modify=platform.can_modify_input, host_prefix=host_prefix)
+        usual = platform.tool_prefix(SERVER_NAME)
+        return plugin_handle(event, can_modify=platform.can_modify_input, usual_prefix=usual)
     handler = HANDLERS.get(event.event)
     return handler(event, platform) if handler is not None else None

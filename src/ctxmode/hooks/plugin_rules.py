@@ -7,7 +7,8 @@ decides, in host-free terms:
 - before a call (Tier 1): deny a tool from `denyTools`, and run shell commands through the
   same routing every command-hook host uses (`route_pre_tool_use`); a redirect rewrites
   the command where the host takes changed arguments, else becomes a deny carrying its
-  guidance;
+  guidance; where the host takes changed arguments every shell command the wrapper runs
+  unchanged goes through it;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
   tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`), and so another
   MCP server's (`ctxmode.hooks.mcp_result`; the shim names the servers in `mcpServers`);
@@ -43,7 +44,6 @@ DEFAULTS: dict[str, Any] = {  # each value of the type `Settings` checks the key
     "readThresholdBytes": 50_000,
     "interceptSubagent": False,
     "serverName": "",
-    "wrapCommands": False,  # a shim whose host runs a rewritten command without a word sets it
 }
 
 
@@ -94,7 +94,6 @@ class Settings:
         "read_threshold_bytes",
         "server_name",
         "truncate_tools",
-        "wrap_commands",
     )
 
     def __init__(self, config: object) -> None:
@@ -124,7 +123,6 @@ class Settings:
         self.read_threshold_bytes = max(0, pick("readThresholdBytes", int))
         self.intercept_subagent = bool(pick("interceptSubagent", bool))
         self.server_name = str(pick("serverName", str))
-        self.wrap_commands = bool(pick("wrapCommands", bool))
 
 
 def _names(values: object) -> frozenset[str]:
@@ -199,16 +197,17 @@ def pre_tool_use(
     settings: Settings,
     prefix: str | None,
     can_modify: bool = False,
-    host_prefix: str = "",
+    usual_prefix: str | None = None,
 ) -> Decision | None:
     """Tier 1: a deny or (where the host rewrites arguments) a rewrite, or None.
 
-    Where the host takes changed arguments and the shim asks for it (`wrapCommands`), a
-    shell command runs through the wrapper (`ctxmode-wrap`), as on the command-hook hosts
-    that rewrite silently: the whole output is indexed before the host cuts its own copy,
-    and the notice leads with the failures. `host_prefix`: what the host puts before our
-    tools' names when registered by `ctxmode setup`; another prefix is passed to the wrapper.
-    """
+    A host that takes changed arguments runs them without the model seeing a deny, so
+    there every shell command the wrapper runs unchanged is wrapped (as on the
+    command-hook hosts that rewrite silently): a failed run's messages then reach the
+    model in the wrapper's notice whatever the host does with a failed result. The
+    others cut a big output after the call. `usual_prefix`: the host's naming of our
+    tools under the server name `ctxmode setup` registers (a wrapped command names
+    another prefix to its notice)."""
     if not applies(event, settings) or prefix is None:
         return None
     host_tool = host_tool_name(event)
@@ -223,13 +222,13 @@ def pre_tool_use(
         return None
     from ctxmode.hooks.routing import route_pre_tool_use
 
-    wrap = can_modify and settings.wrap_commands
+    unusual = prefix != usual_prefix
     decision = route_pre_tool_use(
-        event, prefix, True, unusual_prefix=prefix != host_prefix, silent_rewrite=wrap
+        event, prefix, True, unusual_prefix=unusual, silent_rewrite=can_modify
     )
     if decision is None:
         return None
-    if (decision.meta or {}).get("type") == "bash-wrapped" and not wrap:
+    if (decision.meta or {}).get("type") == "bash-wrapped" and not can_modify:
         return None  # this host cuts the output after the call itself
     if decision.is_command_redirect and not can_modify:  # deny, carrying the guidance
         return Decision(ev.DENY, reason=ev.redirect_reason(decision), meta=decision.meta)
@@ -369,16 +368,18 @@ def continuity(event: HookEvent, prefix: str | None) -> Decision | None:
     return None
 
 
-def handle(event: HookEvent, can_modify: bool = False, host_prefix: str = "") -> Decision | None:
+def handle(
+    event: HookEvent, can_modify: bool = False, usual_prefix: str | None = None
+) -> Decision | None:
     """The decision for one plugin-host event (None: the host carries on untouched).
 
-    `can_modify`: the host takes changed arguments from the plugin before a call;
-    `host_prefix`: what it puts before our tools' names under the server name setup gives.
+    `can_modify`: the host takes changed arguments from the plugin before a call.
+    `usual_prefix`: see `pre_tool_use`.
     """
     settings = Settings(event.raw.get("config"))
     prefix = detect_prefix(event.raw.get("tools"), settings.server_name)
     if event.event == ev.PRE_TOOL_USE:
-        return pre_tool_use(event, settings, prefix, can_modify, host_prefix)
+        return pre_tool_use(event, settings, prefix, can_modify, usual_prefix)
     if not applies(event, settings):
         return None
     if event.event == ev.POST_TOOL_USE:

@@ -64,6 +64,23 @@ def tool_result(payload: dict) -> ToolResult:
     )
 
 
+def parser_for(platform_id: str) -> Callable[[dict, str], HookEvent]:
+    """The shim's payload read as every plugin host's, and a shell call's `workdir` (bash
+    runs there, relative to the project) as the directory its command runs in."""
+    parse_payload = shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES)
+
+    def parse(payload: dict, host_event: str) -> HookEvent:
+        event = parse_payload(payload, host_event)
+        workdir = event.tool_input.get("workdir")
+        if isinstance(workdir, str) and workdir and "\0" not in workdir:
+            import os
+
+            event.raw = {**event.raw, "cwd": os.path.join(event.project_dir, workdir)}
+        return event
+
+    return parse
+
+
 def render_with_rewrites(event: HookEvent, decision: Decision | None) -> HookOutput:
     """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`: the shim merges them)."""
     if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
@@ -243,7 +260,7 @@ def platform_for(
         id=platform_id,
         name=name,
         events=EVENTS,
-        parse=shim_parser(platform_id, EVENTS, tool_result, ARGUMENT_ALIASES),
+        parse=parser_for(platform_id),
         render=render_with_rewrites,
         tool_prefix=lambda server: f"{server}_",  # OpenCode names MCP tools `<server>_<tool>`
         can_deny=True,

@@ -5,11 +5,13 @@ bulk does not.
 Code fire PostToolUseFailure (not PostToolUse) for a command that exits non-zero, and
 Claude Code's can only add context; Codex hands its hooks only its own ~10 KB cut. So
 the command has to go through the wrapper before it runs: a silent rewrite on Claude
-Code and Codex, a deny naming the exact command on Qwen Code. Pi and OMP cut a big output
-themselves (Pi keeps its last 50 KB, OMP its head and tail around an elided middle), so
-their extension patches the call's input to the wrapper before it runs. The scripted model follows
-what each result says (the command to run instead, the search a notice names); what it
-received is read from the fake model's log.
+Code, Codex, OpenCode and Kilo (whose plugin changes the call's arguments), a deny naming
+the exact command on Qwen Code. Pi and OMP cut a big output themselves (Pi keeps its last
+50 KB, OMP its head and tail around an elided middle), so their extension patches the
+call's input to the wrapper before it runs. The scripted model follows what each result
+says (the command to run instead, the search a notice names); what it received is read
+from the fake model's log. OpenCode and Kilo do not tell the model a command's exit code;
+the events they print (`run --format json`) show the one the wrapped command exited with.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from support.cli import ctx
 from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
 from support.hosts import HostRun, HostWorld
+from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
+from support.opencode_hosts import shell_exit_codes
 
 SCRIPT = "./run_tests.sh"
 NATIVE_BYTES = 120_000  # what the script prints
 BOUND = 24 * 1024  # tool-result bytes the model may get for it, search included
+OPENCODE_FAMILY = [host.id for host in OPENCODE_HOSTS]  # they show no exit code to the model
 
 
 def project_with_failing_script(work: Path) -> None:
@@ -37,12 +42,13 @@ def project_with_failing_script(work: Path) -> None:
     script.chmod(0o755)
 
 
-def session(
-    world: HostWorld, host: str, agent: CompliantAgent, prompt: str, with_ctxmode: bool = True
+def run_steps(
+    world: HostWorld, host: str, steps: list[Step], prompt: str, with_ctxmode: bool = True
 ) -> tuple[list[str], HostRun]:
-    """What the model received for its tool calls in one session of `agent` on `host`
-    (after `ctxmode setup <host>` unless `with_ctxmode` is false), and the host's run."""
+    """`steps` taken by the compliant model on `host`, after `ctxmode setup` unless told
+    not to: what the model received for its tool calls, and the host's run."""
     HOSTS[host].prepare(world)
+    agent = CompliantAgent(world.work, "", steps=steps)
     with world.fake_model([agent] * 8) as model:
         HOSTS[host].configure(world, model)  # a plugin host's config names the model's URL
         if with_ctxmode:
@@ -52,14 +58,16 @@ def session(
     return (received(model.main_requests[-1]) if model.main_requests else []), run
 
 
-@pytest.mark.parametrize("host", ["claude-code", "qwen-code", "codex", "pi", "omp"])
+@pytest.mark.parametrize(
+    "host", ["claude-code", "qwen-code", "codex", *OPENCODE_FAMILY, "pi", "omp"]
+)
 def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     world: HostWorld, host: str
 ) -> None:
     project_with_failing_script(world.work)
     facts = (*FAILING_TESTS, FAILURE_MESSAGE)
-    agent = CompliantAgent(world.work, "", steps=[Step("tests", "shell", SCRIPT, "FAILED", facts)])
-    results, run = session(world, host, agent, "Run the project's tests")
+    steps = [Step("tests", "shell", SCRIPT, "FAILED", facts)]
+    results, run = run_steps(world, host, steps, "Run the project's tests")
     seen = "\n".join(results)
     size = sum(len(result.encode("utf-8")) for result in results)
     assert results, run.describe()
@@ -67,6 +75,9 @@ def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     assert not missing and FAILURE_MESSAGE in seen, (missing, seen[:3000])
     assert size <= BOUND < NATIVE_BYTES, (size, [len(r) for r in results])
     assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
+    if host in OPENCODE_FAMILY:  # wrapped (no deny, no cut after the call), exit code kept
+        assert RUN_INSTEAD not in seen and "ctxmode-wrap" not in seen, seen[:2000]
+        assert "ctxmode-wrap" in run.stdout and shell_exit_codes(run) == [1], run.describe()
 
 
 def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_code(
@@ -75,14 +86,8 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
     # Not predicted to be bulky: the first run reaches only PostToolUseFailure (Qwen Code
     # fires no PostToolUse for a non-zero exit), which remembers it for the project.
     command = "N=3; seq 1 3000; echo boom >&2; exit $N"
-    HOSTS["qwen-code"].prepare(world)
-    done = ctx("setup", "qwen-code", cwd=world.work, env=world.env())
-    assert done.returncode == 0, done.stderr
     steps = [Step(name, "shell", command, "boom", ("boom",)) for name in ("first", "again")]
-    agent = CompliantAgent(world.work, "", steps=steps)
-    with world.fake_model([agent] * 8) as model:
-        run = HOSTS["qwen-code"].run(world, model, "Run it twice")
-    results = received(model.main_requests[-1]) if model.main_requests else []
+    results, run = run_steps(world, "qwen-code", steps, "Run it twice")
     assert len(results) >= 3, run.describe()
     assert RUN_INSTEAD not in results[0] and "2999" in results[0]  # ran as it was
     assert RUN_INSTEAD in results[1] and f"-- '{command}'" in results[1]
@@ -94,24 +99,24 @@ def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_co
 SMALL_FAILING = "printf 'line one\\nline two\\n'; echo 'error: it broke' >&2; printf tail; exit 3"
 
 
-def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> str:
-    agent = CompliantAgent(
-        world.work, "", steps=[Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
-    )
-    results, run = session(world, host, agent, "Run it", with_ctxmode)
+def shell_result(world: HostWorld, host: str, with_ctxmode: bool) -> tuple[str, HostRun]:
+    steps = [Step("run", "shell", SMALL_FAILING, "x", ("it broke",))]
+    results, run = run_steps(world, host, steps, "Run it", with_ctxmode)
     assert results, run.describe()
     result = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: N seconds", results[0])
-    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result)  # Codex numbers each run
+    return re.sub(r"Chunk ID: \w+", "Chunk ID: N", result), run  # Codex numbers each run
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex", "pi", "omp"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", *OPENCODE_FAMILY, "pi", "omp"])
 def test_a_small_failing_output_reaches_the_model_as_it_would_without_ctxmode(
     tmp_path: Path, netns: str | None, host: str
 ) -> None:
-    # Each host rewrites without a deny, so the command runs through the wrapper.
-    bare = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
-    wrapped = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
+    # These hosts rewrite silently, so the command runs through the wrapper.
+    bare, _ = shell_result(HostWorld(tmp_path / "bare", netns), host, with_ctxmode=False)
+    wrapped, run = shell_result(HostWorld(tmp_path / "wrapped", netns), host, with_ctxmode=True)
     assert "it broke" in bare
+    if host in OPENCODE_FAMILY:  # the host's own events: it ran the wrapper, which exited 3
+        assert "ctxmode-wrap" in run.stdout and shell_exit_codes(run) == [3], run.describe()
     if host != "codex":  # one pipe for both streams: the bytes in the same order
         assert wrapped == bare
     else:  # Codex reads stdout and stderr from two pipes and joins what arrives: each

@@ -2,9 +2,10 @@
 
 Kilo is OpenCode's fork: same plugin API, config shape and MCP tool naming. One scripted
 session: curl is rewritten to print guidance naming a tool the model then calls; a 300 KB
-output reaches the model as our notice and a line from its middle is found with one
-ctx_search (on Kilo too, which cuts bash output to ~50 KB before a plugin sees it); small
-and failed outputs arrive as OpenCode made them; the environment the host gives what it
+output reaches the model as the wrapper's notice (the command was run through it) and a
+line from its middle is found with one ctx_search; the same output from a command left
+unwrapped is cut after the call (on Kilo too, which cuts bash output to ~50 KB before a
+plugin sees it); small and failed outputs arrive as OpenCode made them; the environment the host gives what it
 starts tells Kilo from OpenCode. Then `--uninstall` restores the config to what the host
 left.
 """
@@ -27,13 +28,14 @@ from support.host_checks import (
     routing_block_once,
 )
 from support.hosts import HostWorld
-from support.opencode_hosts import HOSTS, Host
+from support.opencode_hosts import HOSTS, Host, shell_commands
 from support.plugin_session import KEYS, execute_and_search, first_turn, results, scripted_session
 
 OUR_NAME = "context-mode_{tool}"  # OpenCode names MCP tools `<server>_<tool>`
 ANY_OUR_TOOL = r"context-mode_ctx_\w+"
 NOTICE_BYTES = 2048
-ALL_KEYS = (*KEYS, "env")  # and what the host exports to what it starts
+ALL_KEYS = (*KEYS, "env", "unwrapped")  # what the host exports to what it starts; a cut
+UNWRAPPED = "show() { cat big.log; }; show"  # it defines a function: left unwrapped
 
 
 def bash(command: str) -> ToolCall:
@@ -43,7 +45,8 @@ def bash(command: str) -> ToolCall:
 @pytest.mark.parametrize("host", HOSTS, ids=[host.id for host in HOSTS])
 def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -> None:
     big_log(world.work)
-    turns = [first_turn(bash, "env"), execute_and_search(OUR_NAME, keys=ALL_KEYS), reply("done")]
+    turns = [first_turn(bash, "env", UNWRAPPED), execute_and_search(OUR_NAME, keys=ALL_KEYS),
+             reply("done")]  # fmt: skip
     session = scripted_session(world, host, turns, ["Look at the logs"])
 
     first, after_tools, after_ours = session.model.main_requests[:3]
@@ -54,13 +57,17 @@ def test_host_denies_cuts_and_uninstalls_exactly(world: HostWorld, host: Host) -
         found["curl"]
     )
     named_tools_exist(found["curl"], ANY_OUR_TOOL, after_tools)
-    notice = found["big"]
-    assert len(notice.encode()) <= NOTICE_BYTES + 200, notice  # OpenCode may wrap it
+    # Indexed by the wrapper the host ran (as its log shows), and after the call.
+    ran = shell_commands(session.runs[0])
+    assert any(f"ctxmode-wrap --host {host.id} -- cat big.log" in command for command in ran), ran
+    assert 'source="cmd:cat:' in found["big"] and 'source="tool:bash:' in found["unwrapped"]
     assert NEEDLE not in after_tools.text() and "processed batch 3000 " not in after_tools.text()
-    # Kilo cut the output to ~50 KB before our plugin saw it: the notice is about the whole
-    # (indexed from the file the host saved it to), and the needle from the middle is found.
-    assert re.search(r"\b29\d\.\d KB stdout", notice) and "Incomplete" not in notice, notice
-    named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
+    # Kilo cut the unwrapped output to ~50 KB before our plugin saw it: that notice is about
+    # the whole too (indexed from the file the host saved it to).
+    for notice in (found["big"], found["unwrapped"]):
+        assert len(notice.encode()) <= NOTICE_BYTES + 200, notice  # OpenCode may wrap it
+        assert re.search(r"\b29\d\.\d KB stdout", notice) and "Incomplete" not in notice, notice
+        named_tools_exist(notice, ANY_OUR_TOOL, after_tools)
     assert found["small"].strip() == "small-output"
     assert "missing-dir" in found["failed"]
     # What the host exports to what it starts (our plugin's bridge, our MCP server) names it.

@@ -28,7 +28,6 @@ const DEFAULT_CONFIG = {
   denyTools: [],
   truncateTools: ['bash', 'read', 'grep', 'find', 'ls', 'glob'],
   maxResultBytes: 20000,
-  wrapCommands: true, // the host runs a patched input without the model being told
 }
 const MESSAGE_TYPE = 'ctxmode'
 
