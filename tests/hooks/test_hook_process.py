@@ -170,14 +170,15 @@ def test_the_hook_path_imports_no_third_party_module_and_sqlite_only_to_record(e
     assert not modules & FORBIDDEN
     assert not _third_party(modules)
     assert "json" not in modules  # the C scanner parses; `import json` would double the cost
+    assert "select" not in modules  # stdin is read with an alarm, not select()
     if event == "pretooluse":
         assert "re" not in modules
         assert not modules & NO_DATABASE
 
 
 # What one call loads is what its decision needs: the shell grammar only for a shell
-# command, the command-meaning tables only once a deny or ask rule names a program, and
-# the permission engine and its globs only where rules are read.
+# command, the permission engine and its globs only once a rule was read (no settings
+# file here), and the command-meaning tables only once a deny or ask rule names a program.
 LS = {**BASH_NODE, "tool_input": {"command": "ls -la src"}}
 READ = {"tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}
 GREP = {"tool_name": "Grep", "tool_input": {"pattern": "TODO", "path": "src"}}
@@ -188,9 +189,9 @@ RULE_ENGINE = {"ctxmode.policy.permissions", "ctxmode.policy.globs", "ctxmode.po
 @pytest.mark.parametrize(
     ("payload", "loaded", "not_loaded"),
     [
-        (LS, SHELL_GRAMMAR | {"ctxmode.policy.permissions"}, {"ctxmode.policy.meaning"}),
-        (READ, set(), SHELL_GRAMMAR | RULE_ENGINE),
-        (GREP, set(), SHELL_GRAMMAR | RULE_ENGINE),
+        (LS, SHELL_GRAMMAR | {"ctxmode.policy.rules"}, RULE_ENGINE),
+        (READ, set(), SHELL_GRAMMAR | RULE_ENGINE | {"ctxmode.policy.rules"}),
+        (GREP, set(), SHELL_GRAMMAR | RULE_ENGINE | {"ctxmode.policy.rules"}),
     ],
 )
 def test_a_pre_tool_use_call_loads_only_what_its_decision_needs(payload, loaded, not_loaded):

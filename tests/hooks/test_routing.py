@@ -200,10 +200,11 @@ def test_large_read_size_check_survives_odd_paths():
         assert decision is None or decision.meta is None
 
 
-def test_a_missing_policy_module_fails_open_unless_required(monkeypatch):
+@pytest.mark.parametrize("module", ["ctxmode.policy.permissions", "ctxmode.policy.rules"])
+def test_a_missing_policy_module_fails_open_unless_required(monkeypatch, module):
     import sys
 
-    monkeypatch.setitem(sys.modules, "ctxmode.policy.permissions", None)  # import now fails
+    monkeypatch.setitem(sys.modules, module, None)  # import now fails
     assert call("Bash", {"command": "curl https://x"}).is_command_redirect
     monkeypatch.setenv("CTXMODE_REQUIRE_SECURITY", "1")
     for tool in ("Glob", "Bash", "Edit"):

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxmode.hooks.stdin import PayloadError, idle_timeout_ms, loads, parse_payload, read_stdin
+from ctxmode.hooks.stdin import (
+    PayloadError,
+    _read_with_alarm,
+    _read_with_poll,
+    idle_timeout_ms,
+    loads,
+    parse_payload,
+    read_stdin,
+)
 
 
 @pytest.fixture
@@ -24,32 +33,65 @@ def pipe():
             pass
 
 
-def test_reads_everything_up_to_eof(pipe):
+def _alarm_read(fd: int, idle_ms: int) -> bytes:
+    chunks: list[bytes] = []
+    assert _read_with_alarm(fd, idle_ms, chunks), "SIGALRM was not free to use"
+    return b"".join(chunks)
+
+
+# Both ways of reading: the hook process's (SIGALRM interrupts a blocking read; the test
+# runner's own timeout, which uses the same alarm, is off for it) and select()'s, used
+# where the alarm is taken.
+READERS = [
+    pytest.param(_alarm_read, marks=pytest.mark.timeout(0), id="alarm"),
+    pytest.param(_read_with_poll, id="poll"),
+]
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_reads_everything_up_to_eof(pipe, read):
     read_fd, write_fd = pipe
     payload = b'{"a": "' + b"x" * 3_000_000 + b'"}'
     writer = threading.Thread(target=lambda: (os.write(write_fd, payload), os.close(write_fd)))
     writer.start()
-    data = read_stdin(read_fd, idle_ms=5000)
+    data = read(read_fd, 5000)
     writer.join()
     assert data == payload
 
 
-def test_a_silent_open_pipe_gives_empty_input(pipe):
+@pytest.mark.parametrize("read", READERS)
+def test_a_silent_open_pipe_gives_empty_input(pipe, read):
     read_fd, _write_fd = pipe
-    assert read_stdin(read_fd, idle_ms=50) == b""
+    assert read(read_fd, 50) == b""
 
 
-def test_partial_input_at_the_idle_timeout_is_an_error_not_a_payload(pipe):
+@pytest.mark.parametrize("read", READERS)
+def test_partial_input_at_the_idle_timeout_is_an_error_not_a_payload(pipe, read):
     read_fd, write_fd = pipe
     os.write(write_fd, b'{"tool_name": "Ba')
     with pytest.raises(PayloadError, match="17 bytes buffered"):
-        read_stdin(read_fd, idle_ms=50)
+        read(read_fd, 50)
 
 
-def test_a_closed_stdin_reads_as_empty(pipe):
+@pytest.mark.parametrize("read", READERS)
+def test_a_closed_stdin_reads_as_empty(pipe, read):
     read_fd, write_fd = pipe
     os.close(write_fd)
-    assert read_stdin(read_fd, idle_ms=50) == b""
+    assert read(read_fd, 50) == b""
+
+
+@pytest.mark.timeout(0)
+def test_the_alarm_is_left_alone_when_it_is_taken(pipe):
+    read_fd, write_fd = pipe
+    os.write(write_fd, b"{}")
+    os.close(write_fd)
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)  # someone else's alarm
+    try:
+        assert not _read_with_alarm(read_fd, 50, [])
+        assert read_stdin(read_fd, idle_ms=50) == b"{}"  # select() read it instead
+        assert signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL  # still theirs
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_idle_timeout_from_environment(monkeypatch):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode.policy.permissions import RuleSet, evaluate_bash, parse_rule
+from ctxmode.policy.permissions import evaluate_bash
+from ctxmode.policy.rules import RuleSet, parse_rule
 from ctxmode.policy.shell import scan
 
 CURL_DENY = RuleSet([parse_rule("Bash(curl:*)", "deny", "test")])  # type: ignore[list-item]

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxmode.policy.meaning import meaning
-from ctxmode.policy.permissions import RuleSet, evaluate_bash, parse_rule
+from ctxmode.policy.permissions import evaluate_bash
+from ctxmode.policy.rules import RuleSet, parse_rule
 
 
 def _rules(*texts: str, action: str = "deny") -> RuleSet:

@@ -10,16 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode.policy.permissions import (
-    RuleSet,
-    evaluate_bash,
-    evaluate_read,
-    evaluate_tool_call,
-    is_read_allowed_outside_project,
-    load_rules,
-    parse_rule,
-    rules_root,
-)
+from ctxmode.policy.permissions import evaluate_bash, evaluate_read, is_read_allowed_outside_project
+from ctxmode.policy.rules import RuleSet, evaluate_tool_call, load_rules, parse_rule, rules_root
 
 CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
 
@@ -478,9 +470,9 @@ def test_require_security_with_good_settings_changes_nothing(
 PROBE = """
 import sys
 before = set(sys.modules)
-from ctxmode.policy import permissions
-verdict = permissions.evaluate_tool_call("Bash", {"command": "ls; sudo x"}, sys.argv[1])
-read = permissions.evaluate_tool_call("Read", {"file_path": ".env"}, sys.argv[1])
+from ctxmode.policy import rules
+verdict = rules.evaluate_tool_call("Bash", {"command": "ls; sudo x"}, sys.argv[1])
+read = rules.evaluate_tool_call("Read", {"file_path": ".env"}, sys.argv[1])
 print(verdict.action, read.action, " ".join(sorted(set(sys.modules) - before)))
 """
 

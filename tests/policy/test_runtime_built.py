@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ctxmode.policy.inline_code import runtime_built
-from ctxmode.policy.permissions import RuleSet, evaluate_bash, evaluate_code, parse_rule
+from ctxmode.policy.permissions import evaluate_bash, evaluate_code
+from ctxmode.policy.rules import RuleSet, parse_rule
 
 SUDO_DENY = RuleSet([parse_rule("Bash(sudo:*)", "deny", "test")])  # type: ignore[list-item]
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxmode.policy.inline_code import extract_shell_strings
-from ctxmode.policy.permissions import RuleSet, evaluate_bash, parse_rule
+from ctxmode.policy.permissions import evaluate_bash
+from ctxmode.policy.rules import RuleSet, parse_rule
 from ctxmode.policy.shell import basename, scan
 
 

@@ -82,9 +82,9 @@ def route_pre_tool_use(
     for a tool name whose form alone does not say it is one (Copilot CLI's
     `<server>-<tool>`).
     """
-    from ctxmode.hooks import guidance
-
     if settings.flag(settings.REQUIRE_SECURITY) and not _policy_loads():
+        from ctxmode.hooks import guidance  # the words load only when used
+
         return Decision.deny(guidance.fail_closed_deny())  # fail closed: every tool
     every = silent_rewrite and settings.flag(settings.WRAP_EVERY)
     route = Route(
@@ -108,7 +108,8 @@ def route_pre_tool_use(
 
 def _policy_loads() -> bool:
     try:
-        from ctxmode.policy.permissions import evaluate_tool_call  # noqa: F401
+        from ctxmode.policy.permissions import evaluate_with_rules  # noqa: F401
+        from ctxmode.policy.rules import evaluate_tool_call  # noqa: F401
     except Exception as error:
         paths.append_log("hook-errors.log", f"permission policy unavailable: {error!r}")
         return False
@@ -127,7 +128,7 @@ def _policy_verdict(tool: str, event: HookEvent) -> tuple[Decision | None, str]:
     A broken policy module fails open (logged), unless CTXMODE_REQUIRE_SECURITY=1.
     """
     try:
-        from ctxmode.policy.permissions import evaluate_tool_call
+        from ctxmode.policy.rules import evaluate_tool_call  # the engine loads once rules exist
 
         verdict = evaluate_tool_call(
             tool, event.tool_input, event.project_dir, host_dir=event.host_project_dir
@@ -229,10 +230,9 @@ def _wrap_bulky(
     the user's allow rule for the original command (kept in `meta`, so a host that checks
     its rules on the rewritten command can be told the user allowed it).
     """
-    from ctxmode.hooks import guidance
-
     if not route.mcp_ready:
         return None  # the notice's search call would name a tool the model cannot reach
+    from ctxmode.hooks import guidance
     from ctxmode.hooks.bulky import directory_after, split_leading_cd, wrap_reason
 
     event = route.event
@@ -368,10 +368,10 @@ def _route_grep(route: Route) -> Decision | None:
 
 
 def _route_webfetch(route: Route) -> Decision | None:
-    from ctxmode.hooks import guidance
-
     if not route.mcp_ready:
         return None
+    from ctxmode.hooks import guidance
+
     tool_input = route.event.tool_input
     url = ""
     for key in ("url", "URL", "Url"):

@@ -8,6 +8,7 @@ Parsing uses the C scanner of `_json` directly; `import json` costs more than a 
 
 from __future__ import annotations
 
+import _signal  # the C half of `signal`: in memory from start-up
 import os
 import sys
 
@@ -33,8 +34,64 @@ def read_stdin(fd: int = 0, idle_ms: int | None = None) -> bytes:
     Raises PayloadError when the writer went idle after sending only part of a payload.
     """
     idle_ms = idle_timeout_ms() if idle_ms is None else idle_ms
-    if sys.platform == "win32":  # select() does not work on Windows pipes
+    if sys.platform == "win32":  # neither select() nor SIGALRM work on Windows pipes
         return _read_with_thread(fd, idle_ms)
+    chunks: list[bytes] = []
+    if _read_with_alarm(fd, idle_ms, chunks):
+        return b"".join(chunks)
+    return _read_with_poll(fd, idle_ms)
+
+
+class _Idle(Exception):
+    """Raised by the alarm: no byte arrived within the idle timeout."""
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise _Idle
+
+
+def _read_with_alarm(fd: int, idle_ms: int, chunks: list[bytes]) -> bool:
+    """Blocking reads, each one interrupted by SIGALRM after `idle_ms` without a byte.
+
+    The hook process's way: `_signal` (the C half of `signal`, whose Python half would load
+    `enum`) is in memory from start-up, while `select` is a shared library to load. Fills
+    `chunks` up to EOF and returns True; returns False, having read nothing, when the alarm
+    is not ours to use (not the main thread, or a timer or handler already set, e.g. by a
+    test runner's timeout), and `_read_with_poll` reads instead.
+    """
+    if _signal.getitimer(_signal.ITIMER_REAL)[0] or (
+        _signal.getsignal(_signal.SIGALRM) != _signal.SIG_DFL
+    ):
+        return False
+    try:
+        _signal.signal(_signal.SIGALRM, _on_alarm)
+    except ValueError:  # not the main thread
+        return False
+    try:
+        while chunk := _timed_read(fd, idle_ms):
+            chunks.append(chunk)
+    except _Idle:  # as with select(), bytes arriving just as the timer fires are late
+        _timed_out(chunks, idle_ms)  # PayloadError if part of a payload came
+        chunks.clear()
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)
+    return True
+
+
+def _timed_read(fd: int, idle_ms: int) -> bytes:
+    """One `os.read` (b"" at EOF or on a closed stdin), given up by `_Idle` after `idle_ms`."""
+    _signal.setitimer(_signal.ITIMER_REAL, idle_ms / 1000)
+    try:
+        return os.read(fd, READ_CHUNK)
+    except OSError:  # closed or invalid stdin: treat as end of input
+        return b""
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
+def _read_with_poll(fd: int, idle_ms: int) -> bytes:
+    """`read_stdin` where the alarm is not ours: select() waits for each chunk."""
     import select
 
     poller = select.poll()

@@ -72,7 +72,7 @@ class LazyKnowledge:
 
 
 def _policy_refusal(state: ServerState, tool: str, tool_input: dict) -> Reply | None:
-    from ctxmode.policy.permissions import evaluate_tool_call
+    from ctxmode.policy.rules import evaluate_tool_call
 
     verdict = evaluate_tool_call(tool, tool_input, state.project_root)
     if verdict.action == "deny":
@@ -144,7 +144,8 @@ def handle_execute(state: ServerState, args: dict) -> Reply:
 
 
 def handle_execute_file(state: ServerState, args: dict) -> Reply:
-    from ctxmode.policy.permissions import is_read_allowed_outside_project, load_rules, rules_root
+    from ctxmode.policy.permissions import is_read_allowed_outside_project
+    from ctxmode.policy.rules import load_rules, rules_root
     from ctxmode.sandbox import run_file
 
     path = a.as_str(args, "path")

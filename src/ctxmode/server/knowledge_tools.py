@@ -188,7 +188,7 @@ def _describe_directory(outcome: DirectoryIndexResult, search_tool: str) -> str:
 
 
 def _check_read_allowed(state: ServerState, path: str) -> None:
-    from ctxmode.policy.permissions import evaluate_tool_call
+    from ctxmode.policy.rules import evaluate_tool_call
 
     verdict = evaluate_tool_call("Read", {"file_path": path}, state.project_root)
     if verdict.action == "deny":
