@@ -26,7 +26,7 @@ from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, rece
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
 from support.hosts import HostRun, HostWorld
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
-from support.opencode_hosts import shell_exit_codes
+from support.opencode_hosts import shell_commands, shell_exit_codes
 
 SCRIPT = "./run_tests.sh"
 NATIVE_BYTES = 120_000  # what the script prints
@@ -77,7 +77,9 @@ def test_a_failing_test_script_reaches_the_model_with_its_failures_and_bounded(
     assert "exit 1" in seen or "Exit code: 1" in seen or "exit code 1" in seen.lower(), seen[:2000]
     if host in OPENCODE_FAMILY:  # wrapped (no deny, no cut after the call), exit code kept
         assert RUN_INSTEAD not in seen and "ctxmode-wrap" not in seen, seen[:2000]
-        assert "ctxmode-wrap" in run.stdout and shell_exit_codes(run) == [1], run.describe()
+        # The wrapper's label (`cmd:`; indexed after the call it would be `tool:bash:`).
+        assert 'source="cmd:run_tests.sh:' in seen, seen[-500:]
+        assert shell_exit_codes(run) == [1], shell_commands(run)
 
 
 def test_a_failed_command_that_printed_a_lot_is_wrapped_the_next_time_on_qwen_code(
