@@ -42,6 +42,7 @@ class Setting:
         self.name, self.kind, self.default, self.description = name, kind, default, description
         self.aliases, self.low, self.high, self.choices = aliases, low, high, choices
         self.default_text = default_text  # for defaults computed at run time
+        ALL.append(self)  # declaring a setting is constructing it: ALL keeps their order
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -54,39 +55,19 @@ class Setting:
 ALL: list[Setting] = []
 
 
-def _declare(
-    name: str,
-    kind: str,
-    default: object,
-    description: str,
-    *,
-    aliases: tuple[str, ...] = (),
-    low: float | None = None,
-    high: float | None = None,
-    choices: tuple[str, ...] = (),
-    default_text: str | None = None,
-) -> Setting:
-    setting = Setting(
-        name, kind, default, description,
-        aliases=aliases, low=low, high=high, choices=choices, default_text=default_text,
-    )  # fmt: skip
-    ALL.append(setting)
-    return setting
-
-
 # ------------------------------------------------------------------ where things live
 
-DATA_DIR = _declare(
+DATA_DIR = Setting(
     "CTXMODE_DIR", "path", None,
     "Data root: the project databases, logs and run files (an absolute path).",
     aliases=("CONTEXT_MODE_DIR",), default_text="the user data dir",
 )  # fmt: skip
-CONFIG_DIR = _declare(
+CONFIG_DIR = Setting(
     "CTXMODE_CONFIG_DIR", "path", None,
     "Config dir holding config.toml (session-memory scopes and allowed commands).",
     default_text="the user config dir",
 )  # fmt: skip
-PROJECT_DIR = _declare(
+PROJECT_DIR = Setting(
     "CTXMODE_PROJECT_DIR", "path", None,
     "Project root a call belongs to (one database per project).",
     aliases=("CONTEXT_MODE_PROJECT_DIR",), default_text="the git root above the current dir",
@@ -94,54 +75,54 @@ PROJECT_DIR = _declare(
 
 # ------------------------------------------------------------------ knowledge base and server
 
-RETENTION_DAYS = _declare(
+RETENTION_DAYS = Setting(
     "CTXMODE_RETENTION_DAYS", "float", 14.0,
     "Days an unused indexed source is kept (dropped by last use, never by file age).",
     low=0.001,
 )  # fmt: skip
-REDACT = _declare(
+REDACT = Setting(
     "CTXMODE_REDACT", "bool", True,
     "`off` stores what you index on request verbatim; everything else is always filtered.",
 )  # fmt: skip
-INDEX_MAX_BYTES = _declare(
+INDEX_MAX_BYTES = Setting(
     "CTXMODE_INDEX_MAX_BYTES", "int", 256 * 1024 * 1024,
     "Bytes of files `ctxmode index DIR` reads; files past it are skipped and named (`--max-bytes`).",
     low=1,
 )  # fmt: skip
-EXEC_TIMEOUT_MS = _declare(
+EXEC_TIMEOUT_MS = Setting(
     "CTXMODE_EXEC_TIMEOUT_MS", "int", 120_000,
     "Timeout of a sandboxed run when the call names none, in milliseconds.",
     low=1,
 )  # fmt: skip
-CALL_DISK_CAP = _declare(
+CALL_DISK_CAP = Setting(
     "CTXMODE_CALL_DISK_CAP", "int", 100 * 1024 * 1024,
     "Most bytes one tool call may add to the data root: its command's output (half of it"
     " at most) and the index of it together. Past it the command is stopped or the"
     " indexing ends there, and the reply says so.",
     low=1,
 )  # fmt: skip
-SEARCH_WINDOW_MS = _declare(
+SEARCH_WINDOW_MS = Setting(
     "CTXMODE_SEARCH_WINDOW_MS", "int", 60_000,
     "Rolling window of the ctx_search throttle, in milliseconds.",
     aliases=("CONTEXT_MODE_SEARCH_WINDOW_MS",), low=1,
 )  # fmt: skip
-SEARCH_MAX_RESULTS_AFTER = _declare(
+SEARCH_MAX_RESULTS_AFTER = Setting(
     "CTXMODE_SEARCH_MAX_RESULTS_AFTER", "int", 3,
     "Searches per window with full results; later ones get one result per query. A search "
     "scoped to a source indexed in this session counts only against its own repeats.",
     aliases=("CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER",), low=0,
 )  # fmt: skip
-SEARCH_BLOCK_AFTER = _declare(
+SEARCH_BLOCK_AFTER = Setting(
     "CTXMODE_SEARCH_BLOCK_AFTER", "int", 8,
     "Searches per window after which ctx_search refuses until the window rolls on.",
     aliases=("CONTEXT_MODE_SEARCH_BLOCK_AFTER",), low=0,
 )  # fmt: skip
-FETCH_STRICT = _declare(
+FETCH_STRICT = Setting(
     "CTXMODE_FETCH_STRICT", "bool", False,
     "Also refuse to fetch private-network addresses (metadata addresses are always refused).",
     aliases=("CTX_FETCH_STRICT", "CONTEXT_MODE_FETCH_STRICT"),
 )  # fmt: skip
-HOST_OUTPUT_CAP = _declare(
+HOST_OUTPUT_CAP = Setting(
     "CTXMODE_HOST_OUTPUT_CAP", "int", 30_000,
     "Characters a host shows of a tool output, for the bytes-kept-out estimate.",
     low=1,
@@ -149,70 +130,70 @@ HOST_OUTPUT_CAP = _declare(
 
 # ------------------------------------------------------------------ hooks
 
-ROUTING = _declare(
+ROUTING = Setting(
     "CTXMODE_ROUTING", "choice", "full",
     "Size of the routing block injected at session start and into subagent prompts.",
     choices=("full", "minimal", "off"),
 )  # fmt: skip
-MCP_READY = _declare(
+MCP_READY = Setting(
     "CTXMODE_MCP_READY", "bool", None,
     "`1`/`0` overrides the detection of a running `ctxmode serve` (hosts with remote servers).",
     default_text="detected",
 )  # fmt: skip
-REQUIRE_SECURITY = _declare(
+REQUIRE_SECURITY = Setting(
     "CTXMODE_REQUIRE_SECURITY", "bool", False,
     "`1` denies every tool call while the permission policy cannot be loaded (fail closed).",
     aliases=("CONTEXT_MODE_REQUIRE_SECURITY",),
 )  # fmt: skip
-HOOK_STDIN_IDLE_MS = _declare(
+HOOK_STDIN_IDLE_MS = Setting(
     "CTXMODE_HOOK_STDIN_IDLE_MS", "int", 1_500,
     "How long a hook waits on a silent stdin before it answers without a payload.",
     aliases=("CONTEXT_MODE_HOOK_STDIN_IDLE_MS",), low=1, high=600_000,
 )  # fmt: skip
-READ_THRESHOLD = _declare(
+READ_THRESHOLD = Setting(
     "CTXMODE_READ_THRESHOLD", "int", 50_000,
     "Bytes above which a Read is bounded and the whole file indexed.",
     low=1,
 )  # fmt: skip
-WRAP_THRESHOLD = _declare(
+WRAP_THRESHOLD = Setting(
     "CTXMODE_WRAP_THRESHOLD", "int", 5_000,
     "Bytes of wrapped command output passed through unchanged; more is cut and indexed.",
     low=0,
 )  # fmt: skip
-PLUGIN_THRESHOLD = _declare(
+PLUGIN_THRESHOLD = Setting(
     "CTXMODE_PLUGIN_THRESHOLD", "int", None,
     "Plugin hosts: bytes of tool output above which it is indexed and replaced by a notice.",
     low=0, default_text="the plugin's: 20,000, or `ctxmode setup <host> --threshold`",
 )  # fmt: skip
-WRAP_EVERY = _declare(
+WRAP_EVERY = Setting(
     "CTXMODE_WRAP_EVERY", "bool", True,
     "Where a host runs a rewritten command silently, run every shell command through the "
     "wrapper (`off`: only those predicted to print a lot).",
 )  # fmt: skip
-WRAP_COMMANDS = _declare(
+WRAP_COMMANDS = Setting(
     "CTXMODE_WRAP_COMMANDS", "list", (),
     "More command prefixes to run through `ctxmode wrap`, comma-separated.",
 )  # fmt: skip
-MCP_OUTPUT_LIMIT = _declare(
+MCP_OUTPUT_LIMIT = Setting(
     "CTXMODE_MCP_OUTPUT_LIMIT", "int", 40_000,
     "Characters of another MCP server's result passed whole; a longer one is indexed and noticed.",
     low=9_000,
 )  # fmt: skip
-MCP_PASSTHROUGH = _declare(
+MCP_PASSTHROUGH = Setting(
     "CTXMODE_MCP_PASSTHROUGH", "list", (),
     "MCP servers (`server`) or tools (`server__tool`) whose results are never cut, comma-separated.",
 )  # fmt: skip
-EXTERNAL_MCP_NUDGE_EVERY = _declare(
+EXTERNAL_MCP_NUDGE_EVERY = Setting(
     "CTXMODE_EXTERNAL_MCP_NUDGE_EVERY", "int", 10,
     "Calls to another MCP server between two reminders to batch them.",
     aliases=("CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY",), low=1, high=100,
 )  # fmt: skip
-BASH_NUDGE_MIN_COMMAND_BYTES = _declare(
+BASH_NUDGE_MIN_COMMAND_BYTES = Setting(
     "CTXMODE_BASH_NUDGE_MIN_COMMAND_BYTES", "int", 0,
     "Shell commands shorter than this many bytes get no ctx_execute tip; unset: none is spared.",
     aliases=("CONTEXT_MODE_BASH_NUDGE_MIN_COMMAND_BYTES",), low=1, high=100_000,
 )  # fmt: skip
-BRIDGE = _declare(
+BRIDGE = Setting(
     "CTXMODE_BRIDGE", "choice", "child",
     "How a plugin host's shim reaches Python: one long-lived child, or one process a call.",
     choices=("child", "call"),
@@ -220,17 +201,17 @@ BRIDGE = _declare(
 
 # ------------------------------------------------------------------ session continuity
 
-SNAPSHOT_BUDGET = _declare(
+SNAPSHOT_BUDGET = Setting(
     "CTXMODE_SNAPSHOT_BUDGET", "int", 2_048,
     "Bytes of the session guide injected after a compaction.",
     low=512,
 )  # fmt: skip
-SESSION_RETENTION_DAYS = _declare(
+SESSION_RETENTION_DAYS = Setting(
     "CTXMODE_SESSION_RETENTION_DAYS", "float", 7.0,
     "Days an idle host session's events are kept.",
     low=0,
 )  # fmt: skip
-SESSION_EVENT_CAP = _declare(
+SESSION_EVENT_CAP = Setting(
     "CTXMODE_SESSION_EVENT_CAP", "int", 1_000,
     "Events kept per host session (the oldest go first).",
     low=1,
@@ -238,12 +219,12 @@ SESSION_EVENT_CAP = _declare(
 
 # ------------------------------------------------------------------ command-line session memory
 
-SESSION = _declare(
+SESSION = Setting(
     "CTXMODE_SESSION", "text", None,
     "Session name for `ctxmode run` and `ctxmode session` (like `--session`).",
     default_text="the path's scope, else the workspace's name",
 )  # fmt: skip
-ALLOWED_COMMANDS = _declare(
+ALLOWED_COMMANDS = Setting(
     "CTXMODE_ALLOWED_COMMANDS", "list", None,
     "Commands that receive the session context, comma-separated (replaces config.toml's list).",
     default_text="config.toml's list",
