@@ -267,11 +267,14 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return _other_server(event, result, prefix)
     if _whole_size(result) <= result_limit(host_tool, settings):
         return None
-    from ctxmode.hooks.cut_output import cut, cut_matches
+    from ctxmode.hooks.cut_output import cut, cut_matches, cut_read
 
     if result.matches:
         return cut_matches(event, result, prefix, host_tool)
-
+    if canonical_tool_name(event.tool) == "Read":  # the file itself, not the host's window
+        decision = cut_read(event, result, prefix, host_tool)
+        if decision is not None:
+            return decision
     note = _read_note(event, settings, prefix)
     return cut(event, result, prefix, host_tool, note=note)
 
