@@ -8,6 +8,7 @@ output is findable with one `ctx_search`. The notice is the one `ctxmode wrap` p
 A content search's result (`ToolResult.matches`) is indexed as one `path:line: text` row
 per match, each row findable with its file, and its notice counts the matches per file
 instead: there, lines saying "error" are what was searched for, not failures.
+A big read's notice (`cut_read`) names the file, indexed whole from disk under its path.
 Off the fast path: imported only when a result is over the limit.
 """
 

@@ -10,7 +10,8 @@ decides, in host-free terms:
   guidance; where the host takes changed arguments every shell command the wrapper runs
   unchanged goes through it;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
-  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`), and so another
+  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`; for a read of
+  a file within the project, the file itself from disk), and so another
   MCP server's (`ctxmode.hooks.mcp_result`; the shim names the servers in `mcpServers`);
 - the routing section for the system prompt, with the tool names the host really offers.
 
