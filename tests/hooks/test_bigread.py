@@ -7,13 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from ctxmode.hooks import plugin_rules
 from ctxmode.hooks.routing import route_pre_tool_use
+from ctxmode.platforms import opencode
 from ctxmode.store.knowledge import KnowledgeBase
 from ctxmode.vocab import event as ev
-from ctxmode.vocab.event import HookEvent
+from ctxmode.vocab.event import Decision, HookEvent
 
 P = "mcp__context-mode__"
 WINDOW = ("offset", "limit")
+OC = "context-mode_"  # OpenCode's naming of our tools
 
 
 @pytest.fixture
@@ -111,3 +114,47 @@ def test_reads_of_small_files_or_without_a_window_are_left_alone(project: Path) 
     (project / "small.py").write_text("x = 1\n")
     assert read_result(project, {"file_path": "small.py", "offset": 1, "limit": 5}, "x = 1") is None
     assert read_result(project, {"file_path": "src/big.py"}, "def function_0(value):") is None
+
+
+# --- plugin hosts: a read over the limit, cut after the host ran it
+
+
+def host_read(project: Path, path: str, shown: str) -> Decision | None:
+    """A plugin host's read of `path` that returned `shown` (OpenCode's shape)."""
+    body = {"tool": "read", "input": {"filePath": path}, "callId": "c1", "sessionId": "s1",
+            "cwd": str(project), "tools": [f"{OC}ctx_execute", f"{OC}ctx_search"],
+            "config": {"truncateTools": ["read"], "maxResultBytes": 20_000},
+            "result": {"output": shown, "metadata": {"truncated": True}}}  # fmt: skip
+    return plugin_rules.handle(opencode.PLATFORM.parse(body, "after"))
+
+
+def window(project: Path, lines: int = 1_000) -> str:
+    """What the host's read shows: numbered lines from the file's start, the rest left out."""
+    text = (project / "src" / "big.py").read_text().splitlines()[:lines]
+    return "\n".join(f"{n}: {line}" for n, line in enumerate(text, start=1))
+
+
+def test_a_plugin_hosts_cut_read_indexes_the_whole_file_under_its_path(project: Path) -> None:
+    decision = host_read(project, "src/big.py", window(project))
+    assert decision is not None and decision.action == "replace_output"
+    notice = decision.context
+    assert f'{OC}ctx_search(queries=["<what you need>"], source="src/big.py")' in notice
+    assert "1: def function_0(value):" in notice and "found me" not in notice
+    assert len(notice.encode()) <= 2048
+    assert any("found me" in snippet for snippet in wait_for_label(project, "src/big.py"))
+
+
+def test_a_read_outside_the_project_is_cut_as_the_host_showed_it(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "big.py"
+    elsewhere.write_text((project / "src" / "big.py").read_text())
+    decision = host_read(project, str(elsewhere), window(project))
+    assert decision is not None and "src/big.py" not in decision.context
+    assert 'source="tool:read:' in decision.context
+    with KnowledgeBase.open(str(project)) as kb:
+        assert all("big.py" not in source.label for source in kb.sources())
+
+
+def test_a_small_read_passes_untouched(project: Path) -> None:
+    assert host_read(project, "src/big.py", window(project, lines=100)) is None

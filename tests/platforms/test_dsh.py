@@ -257,9 +257,9 @@ def test_a_big_read_gets_guidance_in_its_notice(tmp_path: Path):
     rendered = f"<path>{big}</path>\n<type>file</type>\n<content>\n" + "1: row\n" * 5_000
     body = payload("read", {"file_path": str(big)}, cwd=str(tmp_path), result=result(rendered))
     notice = answer("post-execute", body)["content"][0]["text"]
-    assert "80,000 bytes" in notice and f"{PREFIX}ctx_execute_file" in notice
-    assert notice.rstrip().endswith(")")  # the search call stays the last line
-    assert len(notice.encode()) <= 2048
+    assert "80,000 bytes" in notice  # the file's whole, indexed under its path
+    assert f'{PREFIX}ctx_search(queries=["<what you need>"], source="big.txt")' in notice
+    assert "offset and limit" in notice and len(notice.encode()) <= 2048
 
 
 def test_exit_code_and_spill_path_are_read_from_the_rendered_text_without_value():

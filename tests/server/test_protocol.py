@@ -151,6 +151,8 @@ def test_instructions_name_tools_as_the_connecting_host_shows_them(mcp_run):
     assert "mcp_context-mode_ctx_execute" in instructions("gemini-cli-mcp-client")
     assert "mcp__context-mode__ctx_batch_execute" in instructions("claude-code")
     assert "mcp__context-mode__ctx_search" in instructions("qwen-cli-mcp-client-context-mode")
+    assert "mcp__context-mode__ctx_search" in instructions("dsh-mcp-client")
+    assert " context-mode__ctx_search" in instructions("openclaw-bundle-mcp")
     # An unknown client gets the bare names as endings, true under any host's prefix.
     unknown = instructions("some-new-host")
     assert "end in" in unknown and " ctx_execute" in unknown

@@ -575,6 +575,24 @@ def prompt(steps: Sequence[Step]) -> str:
     return "Debug this project: " + "; ".join(f"{s.action} {s.argument}" for s in steps) + "."
 
 
+def run_steps(
+    world: HostWorld, host: str, steps: list[Step], prompt: str, with_ctxmode: bool = True
+) -> tuple[list[str], HostRun]:
+    """`steps` taken by the compliant model on `host`, after `ctxmode setup` unless told
+    not to: what the model received for its tool calls, and the host's run."""
+    chosen = HOSTS[host]
+    chosen.prepare(world)
+    agent = CompliantAgent(world.work, "", steps=steps)
+    with world.fake_model([agent] * 8) as model:
+        chosen.configure(world, model)  # a plugin host's config names the model's URL
+        if with_ctxmode:
+            done = ctx("setup", host, *chosen.setup_options, cwd=world.work,
+                       env=chosen.setup_env(world))  # fmt: skip
+            assert done.returncode == 0, done.stderr
+        run = chosen.run(world, model, prompt)
+    return (received(model.main_requests[-1]) if model.main_requests else []), run
+
+
 def run_session(
     world: HostWorld, host_id: str, with_ctxmode: bool, names: Sequence[str] = SESSION
 ) -> Score:

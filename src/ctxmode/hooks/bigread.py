@@ -22,6 +22,32 @@ def read_threshold() -> int:
     return settings.integer(settings.READ_THRESHOLD)
 
 
+def read_path(tool_input: dict) -> str:
+    """The file a read names, under whichever argument name its host gives it."""
+    for key in ("file_path", "path", "absolute_path", "AbsolutePath", "FilePath"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def project_file(path: str, cwd: str) -> tuple[str, str, int] | None:
+    """(real path, project root, size) of the regular file `path` (relative to `cwd`)
+    when it lies within the project `cwd` is in; None for anything else."""
+    from ctxmode.policy.containment import resolve_within
+    from ctxmode.storage import project
+
+    if not path:
+        return None
+    root = project.resolve_project_root(cwd or None)
+    try:
+        real = resolve_within(root, resolve(path, cwd))
+        info = os.stat(real)
+    except (OSError, ValueError):  # outside the project (PathOutsideProject), gone, unreadable
+        return None
+    return (real, root, info.st_size) if (info.st_mode & 0o170000) == 0o100000 else None
+
+
 def file_label(real_path: str, project_root: str) -> str:
     """The path relative to the project root ('/'-separated), else the absolute path."""
     root = project_root.rstrip(os.sep)

@@ -8,6 +8,7 @@ output is findable with one `ctx_search`. The notice is the one `ctxmode wrap` p
 A content search's result (`ToolResult.matches`) is indexed as one `path:line: text` row
 per match, each row findable with its file, and its notice counts the matches per file
 instead: there, lines saying "error" are what was searched for, not failures.
+A big read's notice (`cut_read`) names the file, indexed whole from disk under its path.
 Off the fast path: imported only when a result is over the limit.
 """
 
@@ -100,6 +101,32 @@ def cut(
             spool.close()
     meta = {"label": label, "bytes": run.stdout.byte_count + run.stderr.byte_count}
     return Decision("replace_output", context=notice, meta=meta)
+
+
+def cut_read(event: HookEvent, result: ToolResult, prefix: str, tool_name: str) -> Decision | None:
+    """A big read's notice: the file indexed whole from disk under its path (as `ctx_index`
+    names it), also the lines the host's read left out (OpenCode's, DSH's and OpenClaw's
+    read show a window of the first lines), the start of what the host showed, the search.
+
+    None when the read names no regular file within the project, or it was not indexed.
+    """
+    from ctxmode.hooks import bigread, guidance
+
+    path = bigread.read_path(event.tool_input)
+    found = bigread.project_file(path, event.project_dir)
+    if found is None:
+        return None
+    real, root, size = found
+    label = bigread.file_label(real, root)
+    if not bigread.index_file(real, root, label, size):
+        return None
+    shown = len(result.text.encode("utf-8", "surrogatepass"))
+    header = f'[{tool_name} · {size:,} bytes on disk · {shown:,} bytes in this result · indexed as "{label}"]'
+    guide = guidance.cut_read(prefix, path, size, label)
+    room = NOTICE_BYTES - len(header.encode()) - len(guide.encode("utf-8")) - 2
+    head = head_lines(result.text, max(room, 0)).rstrip("\n")
+    text = "\n".join(part for part in (header, head, guide) if part)
+    return Decision("replace_output", context=text, meta={"label": label, "bytes": shown})
 
 
 def _label(tool_name: str) -> str:

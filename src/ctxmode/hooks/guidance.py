@@ -86,14 +86,24 @@ def wrap_instead(p: str, why: str, wrapped: str) -> str:
 
 
 def big_read(p: str, path: str, size: int, label: str, lines: int, *, bounded: bool) -> str:
-    search = search_call(p + "ctx_search", label)
     start = (
         f"ctxmode: {path} is {size:,} bytes, so this read shows its first {lines} lines."
         if bounded
         else f"ctxmode: {path} is {size:,} bytes, too big to read whole, so it was not read."
     )
+    return f"{start} {_indexed_whole(p, label)}"
+
+
+def cut_read(p: str, path: str, size: int, label: str) -> str:
+    """A read whose result was replaced after the host ran it (plugin hosts)."""
+    start = f"ctxmode: {path} is {size:,} bytes, so only the start of this read is shown above."
+    return f"{start} {_indexed_whole(p, label)}"
+
+
+def _indexed_whole(p: str, label: str) -> str:
+    search = search_call(p + "ctx_search", label)
     return (
-        f"{start} The whole file is indexed as source '{label}': find what you need with "
+        f"The whole file is indexed as source '{label}': find what you need with "
         f"{search}, then read only the lines you need (offset and limit), e.g. to edit them."
     )
 

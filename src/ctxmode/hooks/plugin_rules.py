@@ -10,7 +10,8 @@ decides, in host-free terms:
   guidance; where the host takes changed arguments every shell command the wrapper runs
   unchanged goes through it;
 - after a call (Tier 2): replace an oversized successful result of a `truncateTools`
-  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`), and so another
+  tool by a notice, the full output indexed (`ctxmode.hooks.cut_output`; for a read of
+  a file within the project, the file itself from disk), and so another
   MCP server's (`ctxmode.hooks.mcp_result`; the shim names the servers in `mcpServers`);
 - the routing section for the system prompt, with the tool names the host really offers.
 
@@ -267,11 +268,14 @@ def post_tool_use(event: HookEvent, settings: Settings, prefix: str | None) -> D
         return _other_server(event, result, prefix)
     if _whole_size(result) <= result_limit(host_tool, settings):
         return None
-    from ctxmode.hooks.cut_output import cut, cut_matches
+    from ctxmode.hooks.cut_output import cut, cut_matches, cut_read
 
     if result.matches:
         return cut_matches(event, result, prefix, host_tool)
-
+    if canonical_tool_name(event.tool) == "Read":  # the file itself, not the host's window
+        decision = cut_read(event, result, prefix, host_tool)
+        if decision is not None:
+            return decision
     note = _read_note(event, settings, prefix)
     return cut(event, result, prefix, host_tool, note=note)
 

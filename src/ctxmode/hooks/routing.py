@@ -298,14 +298,6 @@ def _nudge_once(route: Route, kind: str) -> Decision | None:
 # --- Read, Grep, WebFetch --------------------------------------------------------------
 
 
-def _read_path(tool_input: dict) -> str:
-    for key in ("file_path", "path", "absolute_path", "AbsolutePath", "FilePath"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
 def _file_size(path: str, project_dir: str) -> int:
     """Size of a regular file (relative paths resolved against the project dir), else -1."""
     if not path or "\0" in path:
@@ -323,7 +315,7 @@ def _route_read(route: Route) -> Decision | None:
     from ctxmode.hooks import bigread
 
     event = route.event
-    path = _read_path(event.tool_input)
+    path = bigread.read_path(event.tool_input)
     size = _file_size(path, event.project_dir)
     if size > bigread.read_threshold():  # every time: this read is where the bytes go
         window = route.read_window or ()

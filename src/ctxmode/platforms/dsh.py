@@ -373,6 +373,7 @@ PLATFORM = Platform(
     can_modify_input=False,  # a call's arguments are frozen
     can_replace_output=True,
     can_inject_context=True,  # the system-prompt section
+    client_names=("dsh-mcp-client",),  # its MCP clientInfo.name: our replies name its tools
     plugin_host=True,
     installer=Installer(
         scopes=("user",),

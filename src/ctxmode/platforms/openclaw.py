@@ -338,6 +338,7 @@ PLATFORM = Platform(
     can_modify_input=False,  # params can be rewritten, but our rules turn a rewrite into a deny
     can_replace_output=True,  # through the tool-result middleware only
     can_inject_context=True,  # before_prompt_build's appendSystemContext
+    client_names=("openclaw-bundle-mcp",),  # its MCP clientInfo.name (2026.9.6)
     plugin_host=True,
     installer=Installer(
         scopes=("user",),

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cli import ctx
-from support.debug_session import HOSTS, RUN_INSTEAD, CompliantAgent, Step, received
+from support.debug_session import RUN_INSTEAD, Step, run_steps
 from support.failing_runner import FAILING_TESTS, FAILURE_MESSAGE, write_test_runner
 from support.hosts import HostRun, HostWorld
 from support.opencode_hosts import HOSTS as OPENCODE_HOSTS
@@ -40,22 +39,6 @@ def project_with_failing_script(work: Path) -> None:
     script = work / "run_tests.sh"
     script.write_text('#!/bin/sh\nexec python3 "$(dirname "$0")/tools/fake_pytest.py" "$@"\n')
     script.chmod(0o755)
-
-
-def run_steps(
-    world: HostWorld, host: str, steps: list[Step], prompt: str, with_ctxmode: bool = True
-) -> tuple[list[str], HostRun]:
-    """`steps` taken by the compliant model on `host`, after `ctxmode setup` unless told
-    not to: what the model received for its tool calls, and the host's run."""
-    HOSTS[host].prepare(world)
-    agent = CompliantAgent(world.work, "", steps=steps)
-    with world.fake_model([agent] * 8) as model:
-        HOSTS[host].configure(world, model)  # a plugin host's config names the model's URL
-        if with_ctxmode:
-            done = ctx("setup", host, cwd=world.work, env=world.env())
-            assert done.returncode == 0, done.stderr
-        run = HOSTS[host].run(world, model, prompt)
-    return (received(model.main_requests[-1]) if model.main_requests else []), run
 
 
 @pytest.mark.parametrize(
