@@ -1,3 +1,4 @@
+import hashlib
 import os
 import re
 import sqlite3
@@ -99,7 +100,11 @@ def _project_with_history(root: Path, sources: int = 60) -> None:
     with schema.project_database(str(root)) as conn:
         kb = KnowledgeBase(conn)
         for i in range(sources):
-            body = f"# Doc {i}\n\n" + f"alpha beta gamma marker{i} " * 150
+            # hex words: chunk text is stored compressed, and this must still fill pages
+            words = " ".join(
+                hashlib.sha256(f"{i}.{n}".encode()).hexdigest()[:8] for n in range(300)
+            )
+            body = f"# Doc {i}\n\nalpha beta gamma marker{i} {words}\n"
             kb.index_text(f"doc-{i}", body, "markdown")
         with db.write_transaction(conn):
             conn.executemany(
@@ -116,7 +121,7 @@ def _aside(directory: Path) -> list[str]:
 def test_damaged_pages_found_mid_call_are_repaired_and_what_was_readable_kept(tmp_path):
     _project_with_history(tmp_path)
     path = Path(project.project_db_path(str(tmp_path)))
-    assert damage_pages(path, "kb_chunks") > 0
+    assert damage_pages(path, "kb_chunk_rows") > 0
     with pytest.raises(db.DatabaseError) as caught, schema.project_database(str(tmp_path)) as c:
         c.execute("SELECT count(*) FROM kb_chunks WHERE content LIKE '%nothing%'").fetchone()
     message = str(caught.value)

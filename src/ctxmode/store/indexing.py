@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxmode import db
 from ctxmode.policy import secrets
-from ctxmode.store import terms
+from ctxmode.store import packing, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
 from ctxmode.store.records import IndexResult, StoreInputError
 
@@ -364,12 +364,13 @@ class Indexing:
                 parts = terms.identifier_parts_of_tokens(chunk_tokens)
                 tokens |= chunk_tokens
                 tokens.update(parts)
-                rows.append((source_id, chunk.title, chunk.content, " ".join(parts), chunk.kind))
+                content = packing.pack(chunk.content)
+                rows.append((source_id, chunk.title, content, " ".join(parts), chunk.kind))
                 count += 1
                 code += chunk.kind == "code"
                 size += nbytes(chunk.content)
             self.conn.executemany(
-                "INSERT INTO kb_chunks(source_id, title, content, terms, kind) "
+                "INSERT INTO kb_chunk_rows(source_id, title, content, terms, kind) "
                 "VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
@@ -393,7 +394,7 @@ class Indexing:
             "SELECT 'delete', id, title, content, terms FROM kb_chunks WHERE source_id = ?",
             (row[0],),
         )
-        self.conn.execute("DELETE FROM kb_chunks WHERE source_id = ?", (row[0],))
+        self.conn.execute("DELETE FROM kb_chunk_rows WHERE source_id = ?", (row[0],))
         self.conn.execute("DELETE FROM kb_sources WHERE id = ?", (row[0],))
         return True
 

@@ -15,6 +15,7 @@ from ctxmode.store import terms
 from ctxmode.store.planning import Plan
 from ctxmode.store.shapes import WORD_START, defines_any, surface
 from ctxmode.store.tuning import (
+    ANY_TERM_ROWS,
     DEFINITION_SCAN,
     DEFINITION_TERMS,
     IDF_CAP,
@@ -116,10 +117,32 @@ def _partial_matches(
             found.setdefault(chunk_id, score)
     if found:
         return list(found.items())[:depth]
-    # OR ranks every chunk holding any term: the slow path, kept last. (Leaving the terms
-    # in IDF_CAP chunks or more out of it would bound its cost, but cost hit@1 on the
-    # held-out questions.)
-    return _ranked(conn, " OR ".join(groups), depth, filters)
+    return _ranked(conn, any_term(groups, counts), depth, filters)
+
+
+def any_term(groups: list[str], counts: list[int]) -> str:
+    """An FTS5 expression for chunks holding any of `groups` (each matching `counts` chunks,
+    as `match_count` counts them), ranked as their OR is but over fewer chunks.
+
+    Ranking scores every match, and an OR of common words matches most of the corpus: its
+    cost grew with it. Only chunks holding one of the rarest groups (together in at most
+    ANY_TERM_ROWS chunks, at least the rarest) are ranked; the common words still score in
+    them exactly as in the OR, as NOT leaves its right side no matches to score. (Leaving
+    the common words out of the OR instead cost hit@1 on the held-out questions.)
+    """
+    order = sorted(range(len(groups)), key=lambda i: (counts[i], i))
+    anchors, rows = [order[0]], counts[order[0]]
+    for i in order[1:]:
+        if rows + counts[i] > ANY_TERM_ROWS:
+            break
+        anchors.append(i)
+        rows += counts[i]
+    every = " OR ".join(groups)
+    rest = [g for i, g in enumerate(groups) if i not in anchors]
+    if not rest:
+        return every
+    rare = " OR ".join(groups[i] for i in sorted(anchors))
+    return f"({every}) NOT (({' OR '.join(rest)}) NOT ({rare}))"
 
 
 def candidate_lists(
@@ -155,7 +178,8 @@ def candidate_lists(
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
-            ranked = _ranked(conn, " OR ".join(expanded), depth, filters)
+            counts = [match_count(conn, g, plan.counts) for g in expanded]
+            ranked = _ranked(conn, any_term(expanded, counts), depth, filters)
         lists.append(ranked)
     return [r for r in lists if r]
 

@@ -23,6 +23,7 @@ PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
+ANY_TERM_ROWS = IDF_CAP  # an OR of terms ranks the chunks of its rarest terms, about this many
 
 # ---------------------------------------------------------------- re-ranking
 RERANK_POOL = 15  # fused chunks whose matches are examined
