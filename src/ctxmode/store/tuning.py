@@ -14,6 +14,9 @@ TYPO_RATIO = 20  # a word is a likely typo of one an edit away in this many time
 FARTHER_CHECKED = 4  # words one edit farther than the closest whose frequency is compared
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
+COMPLETED_FRAGMENT = 3  # an identifier's last part shorter than this is completed from ...
+COMPLETION_SCAN = 400  # ... the chunks holding the rest of it, when at most this many ...
+COMPLETIONS_MAX = 30  # ... and it completes to at most this many words (else FTS5 expands it)
 
 # ---------------------------------------------------------------- retrieval and fusion
 RRF_K = 60
