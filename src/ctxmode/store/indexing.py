@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxmode import db
 from ctxmode.policy import secrets
-from ctxmode.store import packing, terms
+from ctxmode.store import merging, packing, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
 from ctxmode.store.records import IndexResult, StoreInputError
 
@@ -348,6 +348,7 @@ class Indexing:
                 "content_hash = ?, file_mtime = ?, file_size = ? WHERE id = ?",
                 (count, code, size, digest, mtime, file_size, source_id),
             )
+            merging.note_written(conn, size)
         return IndexResult(label, count, code, size)
 
     def _insert_chunks(self, source_id: int, chunks: Iterable[Chunk]) -> tuple[int, int, int, str]:

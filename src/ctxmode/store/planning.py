@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ctxmode.store import terms
+from ctxmode.store import matching, terms
 from ctxmode.store.terms import QueryTerm
 from ctxmode.store.tuning import (
     COMMONER_BY,
@@ -30,6 +31,7 @@ from ctxmode.store.tuning import (
     PREFIX_CANDIDATES,
     RARE_WORD_CHUNKS,
     TYPO_CANDIDATES,
+    TYPO_RANKED,
     TYPO_RATIO,
 )
 
@@ -121,25 +123,38 @@ def _same_start(conn: sqlite3.Connection, word: str, limit: int) -> list[str]:
 
 
 def _sharing_trigrams(conn: sqlite3.Connection, word: str) -> list[str]:
-    """Vocabulary words sharing the most trigrams with `word` (typos in the first letters)."""
-    grams = terms.trigrams(word)
+    """Vocabulary words sharing the most trigrams with `word` (typos in the first letters):
+    ranked among the words holding one of its rarer trigrams (`matching.any_term`), as
+    ranking every word that shares a common one ("ing", "ion") grew with the vocabulary."""
+    grams = ['"' + g + '"' for g in terms.trigrams(word)]
     if not grams:
         return []
+    counts = [
+        conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM kb_vocab_tri WHERE kb_vocab_tri MATCH ? LIMIT ?)",
+            (g, TYPO_RANKED + 1),
+        ).fetchone()[0]
+        for g in grams
+    ]
     rows = conn.execute(
         "SELECT v.word FROM kb_vocab_tri t JOIN kb_vocab v ON v.id = t.rowid "
         "WHERE kb_vocab_tri MATCH ? ORDER BY rank LIMIT ?",
-        (" OR ".join('"' + g + '"' for g in grams), TYPO_CANDIDATES),
+        (matching.any_term(grams, counts, TYPO_RANKED), TYPO_CANDIDATES),
     ).fetchall()
     return [row[0] for row in rows]
 
 
 def _within(word: str, candidates: Iterable[str], limit: int) -> list[tuple[int, str]]:
     """(edit distance, candidate) for the candidates within `limit` edits of `word`."""
-    letters = set(word)
+    letters, counts = set(word), Counter(word)
     found = []
     for cand in set(candidates):
-        # Each edit changes at most two letters of the letter set: a cheap lower bound.
+        # Each edit changes the count of at most two letters by one: lower bounds on the
+        # distance, the letter set's first (cheap), then the letter counts' (far fewer pass).
         if cand == word or len(letters.symmetric_difference(cand)) > 2 * limit:
+            continue
+        other = Counter(cand)
+        if (counts - other).total() + (other - counts).total() > 2 * limit:
             continue
         distance = terms.edit_distance(word, cand, limit)
         if distance <= limit:

@@ -11,7 +11,7 @@ import re
 import sqlite3
 from itertools import zip_longest
 
-from ctxmode.store import terms
+from ctxmode.store import matching, terms
 from ctxmode.store.planning import Plan
 from ctxmode.store.shapes import WORD_START, defines_any, surface
 from ctxmode.store.tuning import (
@@ -117,32 +117,20 @@ def _partial_matches(
             found.setdefault(chunk_id, score)
     if found:
         return list(found.items())[:depth]
-    return _ranked(conn, any_term(groups, counts), depth, filters)
+    return _ranked(conn, _any_term(conn, groups), depth, filters)
 
 
-def any_term(groups: list[str], counts: list[int]) -> str:
-    """An FTS5 expression for chunks holding any of `groups` (each matching `counts` chunks,
-    as `match_count` counts them), ranked as their OR is but over fewer chunks.
-
-    Ranking scores every match, and an OR of common words matches most of the corpus: its
-    cost grew with it. Only chunks holding one of the rarest groups (together in at most
-    ANY_TERM_ROWS chunks, at least the rarest) are ranked; the common words still score in
-    them exactly as in the OR, as NOT leaves its right side no matches to score. (Leaving
-    the common words out of the OR instead cost hit@1 on the held-out questions.)
-    """
-    order = sorted(range(len(groups)), key=lambda i: (counts[i], i))
-    anchors, rows = [order[0]], counts[order[0]]
-    for i in order[1:]:
-        if rows + counts[i] > ANY_TERM_ROWS:
-            break
-        anchors.append(i)
-        rows += counts[i]
-    every = " OR ".join(groups)
-    rest = [g for i, g in enumerate(groups) if i not in anchors]
-    if not rest:
-        return every
-    rare = " OR ".join(groups[i] for i in sorted(anchors))
-    return f"({every}) NOT (({' OR '.join(rest)}) NOT ({rare}))"
+def _any_term(conn: sqlite3.Connection, groups: list[str]) -> str:
+    """`matching.any_term` over `groups`, each counted up to ANY_TERM_ROWS (past it, a group
+    is no anchor whatever its count)."""
+    counts = [
+        conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+            (group, ANY_TERM_ROWS + 1),
+        ).fetchone()[0]
+        for group in groups
+    ]
+    return matching.any_term(groups, counts, ANY_TERM_ROWS)
 
 
 def candidate_lists(
@@ -178,8 +166,7 @@ def candidate_lists(
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
-            counts = [match_count(conn, g, plan.counts) for g in expanded]
-            ranked = _ranked(conn, any_term(expanded, counts), depth, filters)
+            ranked = _ranked(conn, _any_term(conn, expanded), depth, filters)
         lists.append(ranked)
     return [r for r in lists if r]
 

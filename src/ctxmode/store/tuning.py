@@ -6,7 +6,8 @@ Each was set against bench/search.py; change one only with a before/after run of
 # ---------------------------------------------------------------- query planning
 EXPANSIONS_PER_TERM = 6  # vocabulary words a fragment expands to
 FRAGMENT_CANDIDATES = 300  # vocabulary words containing a fragment that are looked at
-TYPO_CANDIDATES = 200  # vocabulary words sharing trigrams with a misspelt word
+TYPO_CANDIDATES = 200  # vocabulary words sharing trigrams with a misspelt word ...
+TYPO_RANKED = 3000  # ... ranked among the words holding its rarest trigrams, about this many
 PREFIX_CANDIDATES = 2000  # vocabulary words beginning like a misspelt word
 RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
 COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
@@ -26,7 +27,7 @@ PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
-ANY_TERM_ROWS = IDF_CAP  # an OR of terms ranks the chunks of its rarest terms, about this many
+ANY_TERM_ROWS = 5000  # an OR of terms ranks the chunks of its rarest terms, about this many
 
 # ---------------------------------------------------------------- re-ranking
 RERANK_POOL = 15  # fused chunks whose matches are examined
