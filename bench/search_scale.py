@@ -44,7 +44,15 @@ ROOTS = (
 EXTENSIONS = (".h", ".py", ".pm", ".pod", ".vim", ".txt", ".md", ".rst", ".cmake", ".html")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # What decides how text is stored: a change here makes the cached databases stale.
-STORE_SOURCES = ("schema.py", "db.py", "store/indexing.py", "store/chunking.py", "store/terms.py")
+STORE_SOURCES = (
+    "schema.py",
+    "db.py",
+    "store/indexing.py",
+    "store/chunking.py",
+    "store/terms.py",
+    "store/packing.py",
+    "store/merging.py",
+)
 TARGET_P50_MS, TARGET_P95_MS, TARGET_DB_RATIO = 20.0, 50.0, 1.5
 
 

@@ -2,7 +2,8 @@
 
 Parse the terms (stopwords dropped, but kept for the phrase); check each against the
 index; expand fragments to real words through the trigram index over the vocabulary, or
-as a prefix; correct each misspelt word on its own (vocabulary words that begin alike,
+as a prefix (an identifier's short last part completed from the chunks holding the rest
+of it); correct each misspelt word on its own (vocabulary words that begin alike,
 else share trigrams, re-ranked by edit distance, then by how common they are; a known
 word one edit from a word far more sources spell so is searched as both; an adverb also
 as its adjective).

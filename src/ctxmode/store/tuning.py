@@ -27,7 +27,9 @@ PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
-ANY_TERM_ROWS = 5000  # an OR of terms ranks the chunks of its rarest terms, about this many
+# An OR of terms ranks the chunks of its rarest terms, about this many (2000 lost a held-out
+# question whose answer held only its commoner words).
+ANY_TERM_ROWS = 5000
 
 # ---------------------------------------------------------------- re-ranking
 RERANK_POOL = 15  # fused chunks whose matches are examined
