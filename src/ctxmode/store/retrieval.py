@@ -117,19 +117,21 @@ def _partial_matches(
             found.setdefault(chunk_id, score)
     if found:
         return list(found.items())[:depth]
-    return _ranked(conn, _any_term(conn, groups), depth, filters)
+    return _ranked(conn, _any_term(conn, groups, known), depth, filters)
 
 
-def _any_term(conn: sqlite3.Connection, groups: list[str]) -> str:
+def _any_term(conn: sqlite3.Connection, groups: list[str], known: dict[str, int]) -> str:
     """`matching.any_term` over `groups`, each counted up to ANY_TERM_ROWS (past it, a group
-    is no anchor whatever its count)."""
-    counts = [
-        conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
-            (group, ANY_TERM_ROWS + 1),
-        ).fetchone()[0]
-        for group in groups
-    ]
+    is no anchor whatever its count); a count below IDF_CAP is the plan's own."""
+    counts = []
+    for group in groups:
+        found = match_count(conn, group, known)
+        if found >= IDF_CAP:
+            found = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+                (group, ANY_TERM_ROWS + 1),
+            ).fetchone()[0]
+        counts.append(found)
     return matching.any_term(groups, counts, ANY_TERM_ROWS)
 
 
@@ -166,7 +168,7 @@ def candidate_lists(
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
-            ranked = _ranked(conn, _any_term(conn, expanded), depth, filters)
+            ranked = _ranked(conn, _any_term(conn, expanded, plan.counts), depth, filters)
         lists.append(ranked)
     return [r for r in lists if r]
 
