@@ -48,7 +48,7 @@ def counts(path: Path) -> tuple[int, int, int]:
     try:
         return tuple(  # type: ignore[return-value]
             conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            for table in ("kb_sources", "kb_chunks", "session_events")
+            for table in ("kb_sources", "kb_chunk_rows", "session_events")
         )
     finally:
         conn.close()
@@ -77,7 +77,7 @@ def main() -> None:
         path = Path(project.project_db_path(root))
         before = counts(path)
         baseline = backup_seconds(path, scratch)
-        damaged = damage_pages(path, "kb_chunks", every=args.every)
+        damaged = damage_pages(path, "kb_chunk_rows", every=args.every)
         started = time.perf_counter()
         try:
             with schema.project_database(root) as conn:

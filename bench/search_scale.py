@@ -1,12 +1,13 @@
 """Search at scale: the same queries against 1x, 10x and 30x of indexed text, as ratios to 1x.
 
 Run: `.venv/bin/python bench/search_scale.py` (`--scales 1 10 30`, `--unit-mb 7`, `--rounds 3`,
-`--rebuild` to index again).
+`--rebuild` to index again, `--work-dir DIR` to keep the databases elsewhere, e.g. under /tmp,
+so that another checkout can reuse them).
 
 The corpus is text this machine ships (C headers, the Python standard library and
 dist-packages, Perl modules, Vim runtime files, CMake modules, /usr/share/doc), taken in a
 fixed order until each scale's size is reached: 1x is `--unit-mb` MB, 30x about 200 MB.
-Each scale is one database under bench/.work/scale/<N>x/, indexed file by file with
+Each scale is one database under bench/.work/scale/<N>x/ (or `--work-dir`), indexed file by file with
 `KnowledgeBase.index_file` (as `ctx_index` with a path does) and kept for the next run; it
 records a digest of the store's source, so a change to the schema, chunking or indexing
 builds it again. The queries are the texts of every stored labelled set
@@ -49,6 +50,8 @@ STORE_SOURCES = (
     "store/indexing.py",
     "store/chunking.py",
     "store/terms.py",
+    "store/packing.py",
+    "store/merging.py",
 )
 TARGET_P50_MS, TARGET_P95_MS, TARGET_DB_RATIO = 20.0, 50.0, 1.5
 
@@ -150,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unit-mb", type=float, default=7.0, help="size of 1x in MB")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true", help="index again even if cached")
+    parser.add_argument(
+        "--work-dir", type=Path, default=SCALE_DIR, help=f"where the databases live ({SCALE_DIR})"
+    )
     options = parser.parse_args(argv)
     sys.path.insert(0, str(REPO_DIR / "src"))
     texts = queries()
@@ -158,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for scale in sorted(set(options.scales)):
         files = corpus_files(int(scale * options.unit_mb * 1_000_000))
-        root = SCALE_DIR / f"{scale}x"
+        root = options.work_dir / f"{scale}x"
         done = root / "done.json"
         if options.rebuild or not done.exists() or json.loads(done.read_text())["store"] != digest:
             print(f"indexing {scale}x ({len(files)} files) into {root} ...", flush=True)

@@ -167,7 +167,7 @@ def test_ctrl_c_during_an_index_exits_130_says_how_far_it_got_and_keeps_the_inde
     assert 3 <= done < 300 and "Traceback" not in err
     with sqlite3.connect(next(projects.glob("*.db"))) as conn:
         stored = conn.execute("SELECT count(*), sum(chunk_count) FROM kb_sources").fetchone()
-        chunks = conn.execute("SELECT count(*) FROM kb_chunks").fetchone()[0]
+        chunks = conn.execute("SELECT count(*) FROM kb_chunk_rows").fetchone()[0]
     assert stored[0] == done and stored[1] == chunks  # no file half indexed
     rerun = run(ctxmode_cmd, ["index", str(docs)], tmp_path, subprocess_env)
     assert f"Indexed {300 - done} files (" in rerun.stdout and f"{done} unchanged" in rerun.stdout

@@ -1,3 +1,4 @@
+import hashlib
 import os
 import re
 import sqlite3
@@ -100,7 +101,11 @@ def _project_with_history(root: Path, sources: int = 60) -> None:
     with schema.project_database(str(root)) as conn:
         kb = KnowledgeBase(conn)
         for i in range(sources):
-            body = f"# Doc {i}\n\n" + f"alpha beta gamma marker{i} " * 150
+            # hex words: chunk text is stored compressed, and this must still fill pages
+            words = " ".join(
+                hashlib.sha256(f"{i}.{n}".encode()).hexdigest()[:8] for n in range(300)
+            )
+            body = f"# Doc {i}\n\nalpha beta gamma marker{i} {words}\n"
             kb.index_text(f"doc-{i}", body, "markdown")
         with db.write_transaction(conn):
             conn.executemany(
@@ -117,7 +122,7 @@ def _aside(directory: Path) -> list[str]:
 def test_damaged_pages_found_mid_call_are_repaired_and_what_was_readable_kept(tmp_path):
     _project_with_history(tmp_path)
     path = Path(project.project_db_path(str(tmp_path)))
-    assert damage_pages(path, "kb_chunks") > 0
+    assert damage_pages(path, "kb_chunk_rows") > 0
     with pytest.raises(db.DatabaseError) as caught, schema.project_database(str(tmp_path)) as c:
         c.execute("SELECT count(*) FROM kb_chunks WHERE content LIKE '%nothing%'").fetchone()
     message = str(caught.value)
@@ -132,6 +137,37 @@ def test_damaged_pages_found_mid_call_are_repaired_and_what_was_readable_kept(tm
         hits = KnowledgeBase(conn).search([f"marker{label.split('-')[1]}"], limit=1)[0].hits
         assert hits and hits[0].source == label
     assert "was damaged" in Path(paths.logs_dir(), "db.log").read_text()
+
+
+def test_a_damaged_file_from_before_chunk_text_was_packed_hands_on_its_chunks(tmp_path):
+    # Migration 8 renamed kb_chunks to kb_chunk_rows: an older damaged file is read by the
+    # old name, its plain text copied into the new table (read back unchanged).
+    root = str(tmp_path)
+    path = Path(project.project_db_path(root))
+    before_packing = schema.MIGRATIONS[: schema.MIGRATIONS.index(schema._v8_packed_chunks)]
+    old = db.open_database(str(path), before_packing)
+    with db.write_transaction(old):
+        for i in range(60):
+            source = old.execute(
+                "INSERT INTO kb_sources(label, indexed_at, last_used_at, chunk_count) "
+                "VALUES (?, 0, 0, 1)",
+                (f"doc-{i}",),
+            ).lastrowid
+            body = f"alpha marker{i} " + " ".join(f"w{i}x{n}" for n in range(400))
+            old.execute(
+                "INSERT INTO kb_chunks(source_id, title, content, terms, kind) "
+                "VALUES (?, ?, ?, '', 'prose')",
+                (source, f"Doc {i}", body),
+            )
+    old.close()
+    assert damage_pages(path, "kb_chunks") > 0
+    with schema.project_database(root) as conn:  # repaired as it opens
+        chunks = conn.execute("SELECT count(*) FROM kb_chunk_rows").fetchone()[0]
+        assert 0 < chunks < 60
+        label = conn.execute("SELECT label FROM kb_sources LIMIT 1").fetchone()[0]
+        hits = KnowledgeBase(conn).search([f"marker{label.split('-')[1]}"], limit=1)[0].hits
+        assert hits and hits[0].source == label
+    assert len(_aside(path.parent)) == 1
 
 
 def test_a_file_that_passes_the_integrity_check_is_never_moved(tmp_path):

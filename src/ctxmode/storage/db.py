@@ -73,12 +73,19 @@ class Salvage:
 
     `tables`: (table, what its rows are called in the report, "" for unreported), parents
     before children so foreign keys hold; `finish` runs after the copy in the same
-    transaction (e.g. to rebuild an index over the copied rows).
+    transaction (e.g. to rebuild an index over the copied rows). `earlier_names`: the name
+    a table had before a migration renamed it, read where a damaged file predates that.
     """
 
-    def __init__(self, tables: tuple[tuple[str, str], ...], finish: Migration | None = None):
+    def __init__(
+        self,
+        tables: tuple[tuple[str, str], ...],
+        finish: Migration | None = None,
+        earlier_names: dict[str, str] | None = None,
+    ):
         self.tables = tables
         self.finish = finish
+        self.earlier_names = earlier_names or {}
 
 
 class DatabaseError(CtxmodeError):

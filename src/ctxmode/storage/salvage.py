@@ -112,7 +112,7 @@ def _recover(damaged: str, conn: sqlite3.Connection, salvage: db.Salvage | None)
     try:
         with db.write_transaction(conn):
             for table, _noun in salvage.tables:
-                _copy_table(old, conn, table)
+                _copy_table(old, conn, table, salvage.earlier_names.get(table))
             if salvage.finish is not None:
                 salvage.finish(conn)
     except sqlite3.Error as exc:
@@ -127,21 +127,32 @@ def _recover(damaged: str, conn: sqlite3.Connection, salvage: db.Salvage | None)
     return f"recovered {', '.join(counts)} into a new database"
 
 
-def _copy_table(old: sqlite3.Connection, new: sqlite3.Connection, table: str) -> None:
-    try:
-        old_columns = [row[1] for row in old.execute(f"PRAGMA table_info({_quoted(table)})")]
-    except sqlite3.Error:
-        return  # its schema is unreadable: nothing to copy from it
+def _copy_table(
+    old: sqlite3.Connection, new: sqlite3.Connection, table: str, earlier_name: str | None
+) -> None:
+    """Copy the readable rows of `table` (or, in a file from before it was renamed, of
+    `earlier_name`) into the same table of `new`, in the columns both have."""
+    source, old_columns = table, _columns(old, table)
+    if not old_columns and earlier_name:
+        source, old_columns = earlier_name, _columns(old, earlier_name)
     new_columns = {row[1] for row in new.execute(f"PRAGMA table_info({_quoted(table)})")}
     columns = ", ".join(_quoted(name) for name in old_columns if name in new_columns)
     if not columns:
         return
     count = columns.count(", ") + 1
     insert = f"INSERT OR IGNORE INTO {_quoted(table)} ({columns}) VALUES ({', '.join('?' * count)})"
-    select = f"SELECT {columns} FROM {_quoted(table)} WHERE rowid"
-    for row in readable_rows(old, table, select):
+    select = f"SELECT {columns} FROM {_quoted(source)} WHERE rowid"
+    for row in readable_rows(old, source, select):
         with contextlib.suppress(sqlite3.IntegrityError):  # e.g. a chunk whose source was lost
             new.execute(insert, tuple(row))
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The columns of `table` in `conn`; none if it has no such table or its schema is unreadable."""
+    try:
+        return [row[1] for row in conn.execute(f"PRAGMA table_info({_quoted(table)})")]
+    except sqlite3.Error:
+        return []
 
 
 def readable_rows(conn: sqlite3.Connection, table: str, select: str) -> Iterator[tuple]:

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from ctxmode.storage import db, project
+from ctxmode.store import packing
 
 
 def _v1_meta(conn: sqlite3.Connection) -> None:
@@ -175,6 +176,21 @@ def _v7_source_redacted(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE kb_sources ADD COLUMN redacted INTEGER NOT NULL DEFAULT 1")
 
 
+def _v8_packed_chunks(conn: sqlite3.Connection) -> None:
+    # Chunk text is stored compressed (store.packing) in kb_chunk_rows; kb_chunks becomes
+    # the view that reads it back, under the name the search index reads its text from, so
+    # the index itself is kept as it is. The text already stored is packed here; its freed
+    # pages are reused by what is indexed next.
+    packing.register(conn)
+    for statement in (
+        "ALTER TABLE kb_chunks RENAME TO kb_chunk_rows",
+        f"UPDATE kb_chunk_rows SET content = {packing.PACK_FUNCTION}(content)",
+        f"""CREATE VIEW kb_chunks AS SELECT id, source_id, title,
+            {packing.UNPACK_FUNCTION}(content) AS content, terms, kind FROM kb_chunk_rows""",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[db.Migration] = [
     _v1_meta,
     _v2_tool_calls,
@@ -183,12 +199,14 @@ MIGRATIONS: list[db.Migration] = [
     _v5_session_events,
     _v6_tool_call_client,
     _v7_source_redacted,
+    _v8_packed_chunks,
 ]
 
 
 def _after_salvage(conn: sqlite3.Connection) -> None:
     # Chunks lost with a damaged page leave their source short (or empty): count again,
     # drop what has nothing left, and rebuild the search index over what was copied.
+    packing.register(conn)
     conn.execute(
         "UPDATE kb_sources SET chunk_count = "
         "(SELECT count(*) FROM kb_chunks WHERE source_id = kb_sources.id)"
@@ -201,13 +219,14 @@ def _after_salvage(conn: sqlite3.Connection) -> None:
 SALVAGE = db.Salvage(
     tables=(
         ("kb_sources", "sources"),
-        ("kb_chunks", "chunks"),
+        ("kb_chunk_rows", "chunks"),
         ("kb_vocab", ""),
         ("session_meta", ""),
         ("session_events", "session events"),
         ("session_snapshots", ""),
     ),
     finish=_after_salvage,
+    earlier_names={"kb_chunk_rows": "kb_chunks"},  # before chunk text was packed (_v8)
 )
 
 
@@ -216,6 +235,7 @@ def open_project_db(root: str) -> sqlite3.Connection:
     path = project.project_db_path(root)
     conn = db.open_database(path, MIGRATIONS, SALVAGE)
     try:
+        packing.register(conn)
         stored = conn.execute("SELECT value FROM meta WHERE key = 'project_root'").fetchone()
         if stored is None or stored[0] != root:
             with db.write_transaction(conn):

@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxmode.policy import secrets
 from ctxmode.storage import db
-from ctxmode.store import terms
+from ctxmode.store import merging, packing, terms
 from ctxmode.store.chunking import FORMATS, Chunk, iter_chunks, nbytes
 from ctxmode.store.records import IndexResult, StoreInputError
 
@@ -348,6 +348,7 @@ class Indexing:
                 "content_hash = ?, file_mtime = ?, file_size = ? WHERE id = ?",
                 (count, code, size, digest, mtime, file_size, source_id),
             )
+            merging.note_written(conn, size)
         return IndexResult(label, count, code, size)
 
     def _insert_chunks(self, source_id: int, chunks: Iterable[Chunk]) -> tuple[int, int, int, str]:
@@ -364,12 +365,13 @@ class Indexing:
                 parts = terms.identifier_parts_of_tokens(chunk_tokens)
                 tokens |= chunk_tokens
                 tokens.update(parts)
-                rows.append((source_id, chunk.title, chunk.content, " ".join(parts), chunk.kind))
+                content = packing.pack(chunk.content)
+                rows.append((source_id, chunk.title, content, " ".join(parts), chunk.kind))
                 count += 1
                 code += chunk.kind == "code"
                 size += nbytes(chunk.content)
             self.conn.executemany(
-                "INSERT INTO kb_chunks(source_id, title, content, terms, kind) "
+                "INSERT INTO kb_chunk_rows(source_id, title, content, terms, kind) "
                 "VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
@@ -393,7 +395,7 @@ class Indexing:
             "SELECT 'delete', id, title, content, terms FROM kb_chunks WHERE source_id = ?",
             (row[0],),
         )
-        self.conn.execute("DELETE FROM kb_chunks WHERE source_id = ?", (row[0],))
+        self.conn.execute("DELETE FROM kb_chunk_rows WHERE source_id = ?", (row[0],))
         self.conn.execute("DELETE FROM kb_sources WHERE id = ?", (row[0],))
         return True
 

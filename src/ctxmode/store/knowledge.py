@@ -13,7 +13,7 @@ import time
 from collections import Counter
 
 from ctxmode.storage import db, schema
-from ctxmode.store import terms
+from ctxmode.store import packing, terms
 from ctxmode.store.indexing import Indexing
 from ctxmode.store.querying import Querying
 from ctxmode.store.records import (
@@ -56,6 +56,7 @@ class KnowledgeBase(Indexing, Querying):
         self.conn = conn
         self._owns = owns_connection
         self._last_stale_check = 0.0
+        packing.register(conn)  # chunk text is read through the kb_chunks view
         # 8 MB: page reads stay rare, and a 50 MB output indexed in one transaction does
         # not grow the process by a page cache four times that size.
         conn.execute("PRAGMA cache_size = -8192")
@@ -95,7 +96,7 @@ class KnowledgeBase(Indexing, Querying):
             removed = self.conn.execute("SELECT count(*) FROM kb_sources").fetchone()[0]
             self.conn.execute("INSERT INTO kb_fts(kb_fts) VALUES('delete-all')")
             self.conn.execute("INSERT INTO kb_vocab_tri(kb_vocab_tri) VALUES('delete-all')")
-            for table in ("kb_chunks", "kb_sources", "kb_vocab"):
+            for table in ("kb_chunk_rows", "kb_sources", "kb_vocab"):
                 self.conn.execute(f"DELETE FROM {table}")
         return removed
 

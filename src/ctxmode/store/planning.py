@@ -2,7 +2,8 @@
 
 Parse the terms (stopwords dropped, but kept for the phrase); check each against the
 index; expand fragments to real words through the trigram index over the vocabulary, or
-as a prefix; correct each misspelt word on its own (vocabulary words that begin alike,
+as a prefix (an identifier's short last part completed from the chunks holding the rest
+of it); correct each misspelt word on its own (vocabulary words that begin alike,
 else share trigrams, re-ranked by edit distance, then by how common they are; a known
 word one edit from a word far more sources spell so is searched as both; an adverb also
 as its adjective).
@@ -12,13 +13,17 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ctxmode.store import terms
+from ctxmode.store import matching, terms
 from ctxmode.store.terms import QueryTerm
 from ctxmode.store.tuning import (
     COMMONER_BY,
+    COMPLETED_FRAGMENT,
+    COMPLETION_SCAN,
+    COMPLETIONS_MAX,
     EXPANSIONS_PER_TERM,
     FARTHER_CHECKED,
     FRAGMENT_CANDIDATES,
@@ -27,6 +32,7 @@ from ctxmode.store.tuning import (
     PREFIX_CANDIDATES,
     RARE_WORD_CHUNKS,
     TYPO_CANDIDATES,
+    TYPO_RANKED,
     TYPO_RATIO,
 )
 
@@ -39,10 +45,21 @@ class TermPlan:
     words: list[str]  # words or phrases (space-joined parts) searched as-is; a correction last
     expansions: list[str] = field(default_factory=list)  # vocabulary words containing it
     corrected: str | None = None
+    # The phrases its prefix word stands for ("udp co*": "udp cork", "udp connect"), as the
+    # index is asked for them; empty when FTS5 expands the prefix itself.
+    completions: list[str] = field(default_factory=list)
 
     @property
     def every_word(self) -> list[str]:
         return list(dict.fromkeys([*self.words, *self.expansions]))
+
+    def searched(self, with_expansions: bool = True) -> list[str]:
+        """The words as the index is asked for them: a prefix word as its completions."""
+        words = self.every_word if with_expansions else self.words
+        if not self.completions:
+            return words
+        swapped = (self.completions if w.endswith("*") else [w] for w in words)
+        return list(dict.fromkeys(w for group in swapped for w in group))
 
 
 @dataclass
@@ -65,7 +82,7 @@ class Plan:
 
     def group(self, with_expansions: bool) -> list[str]:
         return [
-            terms.fts_any(t.every_word if with_expansions else t.words)
+            terms.fts_any(t.searched(with_expansions))
             for t in self.terms
             if t.words or (with_expansions and t.expansions)
         ]
@@ -107,25 +124,38 @@ def _same_start(conn: sqlite3.Connection, word: str, limit: int) -> list[str]:
 
 
 def _sharing_trigrams(conn: sqlite3.Connection, word: str) -> list[str]:
-    """Vocabulary words sharing the most trigrams with `word` (typos in the first letters)."""
-    grams = terms.trigrams(word)
+    """Vocabulary words sharing the most trigrams with `word` (typos in the first letters):
+    ranked among the words holding one of its rarer trigrams (`matching.any_term`), as
+    ranking every word that shares a common one ("ing", "ion") grew with the vocabulary."""
+    grams = ['"' + g + '"' for g in terms.trigrams(word)]
     if not grams:
         return []
+    counts = [
+        conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM kb_vocab_tri WHERE kb_vocab_tri MATCH ? LIMIT ?)",
+            (g, TYPO_RANKED + 1),
+        ).fetchone()[0]
+        for g in grams
+    ]
     rows = conn.execute(
         "SELECT v.word FROM kb_vocab_tri t JOIN kb_vocab v ON v.id = t.rowid "
         "WHERE kb_vocab_tri MATCH ? ORDER BY rank LIMIT ?",
-        (" OR ".join('"' + g + '"' for g in grams), TYPO_CANDIDATES),
+        (matching.any_term(grams, counts, TYPO_RANKED), TYPO_CANDIDATES),
     ).fetchall()
     return [row[0] for row in rows]
 
 
 def _within(word: str, candidates: Iterable[str], limit: int) -> list[tuple[int, str]]:
     """(edit distance, candidate) for the candidates within `limit` edits of `word`."""
-    letters = set(word)
+    letters, counts = set(word), Counter(word)
     found = []
     for cand in set(candidates):
-        # Each edit changes at most two letters of the letter set: a cheap lower bound.
+        # Each edit changes the count of at most two letters by one: lower bounds on the
+        # distance, the letter set's first (cheap), then the letter counts' (far fewer pass).
         if cand == word or len(letters.symmetric_difference(cand)) > 2 * limit:
+            continue
+        other = Counter(cand)
+        if (counts - other).total() + (other - counts).total() > 2 * limit:
             continue
         distance = terms.edit_distance(word, cand, limit)
         if distance <= limit:
@@ -248,7 +278,10 @@ def _in_vocabulary(conn: sqlite3.Connection, word: str) -> bool:
 
 
 def _matches_anything(conn: sqlite3.Connection, word: str) -> bool:
-    match = terms.fts_any([word])
+    return _matches(conn, terms.fts_any([word]))
+
+
+def _matches(conn: sqlite3.Connection, match: str) -> bool:
     return (
         conn.execute("SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT 1", (match,)).fetchone()
         is not None
@@ -285,16 +318,66 @@ def _plan_word(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     return TermPlan(term, [], expansions)
 
 
+def _completions(conn: sqlite3.Connection, term: QueryTerm) -> list[str] | None:
+    """The phrases a several-part term completes to as a prefix, read from the chunks
+    holding the rest of it ("udp co": "udp cork", "udp connect"); None when FTS5 expands
+    the prefix itself: a fragment long enough, or a head in too many chunks to read.
+
+    FTS5 expands "co*" to every word beginning so in the whole index, for each query that
+    names it, and for each chunk a highlight asks about: that grew with the corpus.
+    """
+    *head, fragment = term.parts
+    if len(fragment) >= COMPLETED_FRAGMENT:
+        return None
+    ids = [
+        row[0]
+        for row in conn.execute(
+            "SELECT rowid FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?",
+            (terms.fts_phrase(" ".join(head)), COMPLETION_SCAN + 1),
+        )
+    ]
+    if len(ids) > COMPLETION_SCAN:
+        return None
+    # Each head word as the index matches it (any inflection), then the fragment's words.
+    heads = r"[\W_]+".join(re.escape(terms.stem_prefix(h)) + r"[^\W_]*" for h in head)
+    # (It opens with a literal for speed: whether a word starts there is checked after.)
+    pattern = re.compile(rf"{heads}[\W_]+({re.escape(fragment)}[^\W_]*)")
+    found: dict[str, int] = {}
+    marks = ",".join("?" * len(ids))
+    for row in conn.execute(
+        f"SELECT title, content, terms FROM kb_chunks WHERE id IN ({marks})", ids
+    ):
+        text = "\n".join(row).lower()
+        for match in pattern.finditer(text):
+            if match.start() == 0 or not text[match.start() - 1].isalnum():
+                found[match[1]] = found.get(match[1], 0) + 1
+    if len(found) > COMPLETIONS_MAX:
+        return None
+    ordered = sorted(found, key=lambda w: (-found[w], w))
+    return [" ".join([*head, word]) for word in ordered]
+
+
+def _as_prefix(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan | None:
+    """The term searched with its last part as a fragment ("o nonbl" -> O_NONBLOCK), if
+    that matches anything."""
+    prefix = term.word + "*"
+    completions = _completions(conn, term)
+    if completions is None:
+        return TermPlan(term, [prefix]) if _matches_anything(conn, prefix) else None
+    if not completions or not _matches(conn, terms.fts_any(completions)):
+        return None
+    return TermPlan(term, [prefix], completions=completions)
+
+
 def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
     """Several-part term (foo-bar, sqlite3.connect, O_NONBL): the phrase, fixed or as a prefix."""
     if _matches_anything(conn, term.word):
         return TermPlan(term, [term.word])
     unknown = [i for i, p in enumerate(term.parts) if len(p) >= 3 and not _in_vocabulary(conn, p)]
-    prefix = term.word + "*"  # the last part is a fragment: "o nonbl" -> O_NONBLOCK
     # An identifier typed up to its last part is being completed, not misspelt: "TCP_FASTO"
     # is TCP_FASTOPEN, not "TCP fast" (the phrase must still match as a prefix).
-    if unknown in ([], [len(term.parts) - 1]) and _matches_anything(conn, prefix):
-        return TermPlan(term, [prefix])
+    if unknown in ([], [len(term.parts) - 1]) and (completed := _as_prefix(conn, term)):
+        return completed
     if len(unknown) == 1:  # "cherry-pik": the first correction that makes a known phrase
         i = unknown[0]
         for fixed in corrections(conn, term.parts[i]):
@@ -307,9 +390,7 @@ def _plan_phrase(conn: sqlite3.Connection, term: QueryTerm) -> TermPlan:
             parts[i] = correct_word(conn, parts[i]) or parts[i]
         if parts != list(term.parts) and _matches_anything(conn, " ".join(parts)):
             return TermPlan(term, [" ".join(parts)], corrected=_respelt(term, parts))
-    if _matches_anything(conn, prefix):
-        return TermPlan(term, [prefix])
-    return TermPlan(term, [])
+    return _as_prefix(conn, term) or TermPlan(term, [])
 
 
 def _respelt(term: QueryTerm, parts: list[str]) -> str:

@@ -41,7 +41,7 @@ def highlighted(
     conn: sqlite3.Connection, plan: Plan, chunk_ids: list[int]
 ) -> dict[int, tuple[str, str]]:
     """Title and content of each chunk with its matches marked (one query for them all)."""
-    words = [w for t in plan.terms for w in t.every_word]
+    words = [w for t in plan.terms for w in t.searched()]
     marks = ",".join("?" * len(chunk_ids))
     found = {
         row[0]: (row[1], row[2])
@@ -70,7 +70,7 @@ def term_weights(conn: sqlite3.Connection, plan: Plan) -> list[float]:
     for t in plan.terms:
         if not any(w.rstrip("*").split() for w in t.every_word):
             continue
-        found = match_count(conn, terms.fts_any(t.every_word), plan.counts)
+        found = match_count(conn, terms.fts_any(t.searched()), plan.counts)
         raw.append(math.log(1.0 + total / max(found, 1)))
     whole = sum(raw) or 1.0
     return [r / whole for r in raw]

@@ -11,10 +11,11 @@ import re
 import sqlite3
 from itertools import zip_longest
 
-from ctxmode.store import terms
+from ctxmode.store import matching, terms
 from ctxmode.store.planning import Plan
 from ctxmode.store.shapes import WORD_START, defines_any, surface
 from ctxmode.store.tuning import (
+    ANY_TERM_ROWS,
     DEFINITION_SCAN,
     DEFINITION_TERMS,
     IDF_CAP,
@@ -116,10 +117,22 @@ def _partial_matches(
             found.setdefault(chunk_id, score)
     if found:
         return list(found.items())[:depth]
-    # OR ranks every chunk holding any term: the slow path, kept last. (Leaving the terms
-    # in IDF_CAP chunks or more out of it would bound its cost, but cost hit@1 on the
-    # held-out questions.)
-    return _ranked(conn, " OR ".join(groups), depth, filters)
+    return _ranked(conn, _any_term(conn, groups, known), depth, filters)
+
+
+def _any_term(conn: sqlite3.Connection, groups: list[str], known: dict[str, int]) -> str:
+    """`matching.any_term` over `groups`, each counted up to ANY_TERM_ROWS (past it, a group
+    is no anchor whatever its count); a count below IDF_CAP is the plan's own."""
+    counts = []
+    for group in groups:
+        found = match_count(conn, group, known)
+        if found >= IDF_CAP:
+            found = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM kb_fts WHERE kb_fts MATCH ? LIMIT ?)",
+                (group, ANY_TERM_ROWS + 1),
+            ).fetchone()[0]
+        counts.append(found)
+    return matching.any_term(groups, counts, ANY_TERM_ROWS)
 
 
 def candidate_lists(
@@ -155,7 +168,7 @@ def candidate_lists(
         expanded = plan.group(with_expansions=True)
         ranked = _ranked(conn, " AND ".join(expanded), depth, filters)
         if not ranked and len(expanded) > 1:
-            ranked = _ranked(conn, " OR ".join(expanded), depth, filters)
+            ranked = _ranked(conn, _any_term(conn, expanded, plan.counts), depth, filters)
         lists.append(ranked)
     return [r for r in lists if r]
 

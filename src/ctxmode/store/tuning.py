@@ -6,7 +6,8 @@ Each was set against bench/search.py; change one only with a before/after run of
 # ---------------------------------------------------------------- query planning
 EXPANSIONS_PER_TERM = 6  # vocabulary words a fragment expands to
 FRAGMENT_CANDIDATES = 300  # vocabulary words containing a fragment that are looked at
-TYPO_CANDIDATES = 200  # vocabulary words sharing trigrams with a misspelt word
+TYPO_CANDIDATES = 200  # vocabulary words sharing trigrams with a misspelt word ...
+TYPO_RANKED = 3000  # ... ranked among the words holding its rarest trigrams, about this many
 PREFIX_CANDIDATES = 2000  # vocabulary words beginning like a misspelt word
 RARE_WORD_CHUNKS = 3  # a vocabulary word in at most this many chunks may be a typo ...
 COMMONER_BY = 30  # ... of a word one edit away that is in this many times more chunks
@@ -14,6 +15,9 @@ TYPO_RATIO = 20  # a word is a likely typo of one an edit away in this many time
 FARTHER_CHECKED = 4  # words one edit farther than the closest whose frequency is compared
 PHRASE_MAX_TERMS = 4  # queries this short are also searched as one exact phrase
 IDF_CAP = 2000  # chunk frequencies are counted up to this (a common word is common enough)
+COMPLETED_FRAGMENT = 3  # an identifier's last part shorter than this is completed from ...
+COMPLETION_SCAN = 400  # ... the chunks holding the rest of it, when at most this many ...
+COMPLETIONS_MAX = 30  # ... and it completes to at most this many words (else FTS5 expands it)
 
 # ---------------------------------------------------------------- retrieval and fusion
 RRF_K = 60
@@ -23,6 +27,9 @@ PARTIAL_SKIPS = 6  # ... each of the commonest few left out in turn
 PARTIAL_FILL = 10  # ... else the rarest terms, fewer and fewer, until this many chunks match
 DEFINITION_TERMS = 2  # queries of at most this many terms also look for definition lines ...
 DEFINITION_SCAN = 300  # ... when at most this many chunks match them
+# An OR of terms ranks the chunks of its rarest terms, about this many (2000 lost a held-out
+# question whose answer held only its commoner words).
+ANY_TERM_ROWS = 5000
 
 # ---------------------------------------------------------------- re-ranking
 RERANK_POOL = 15  # fused chunks whose matches are examined
