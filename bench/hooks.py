@@ -115,7 +115,7 @@ def extra_forms(parent: str) -> list[Form]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--runs", type=int, default=10, help="rounds over every payload")
     parser.add_argument("--host", action="append", help="only this host (repeatable)")
     parser.add_argument("--compare-src", help="another checkout's src/ to time alongside")
