@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from support.stored import stored_bytes
+
 from .hookproc import fast_command, hook_env, run_hook
 
 BASH_NODE = {
@@ -292,7 +294,7 @@ def test_post_tool_use_capture_persists_no_secret(tmp_path, data_root):
         }
         completed = run_hook("claude-code", "posttooluse", json.dumps(payload).encode())
         assert completed.returncode == 0, completed.stderr
-    persisted = b"".join(p.read_bytes() for p in data_root.rglob("*") if p.is_file())
+    persisted = stored_bytes(data_root)  # packed chunk text read back too
     assert b"[FILTERED]" in persisted  # the capture did store the events
     leaked = sorted({m.decode() for m in re.findall(rb"pw-?[a-z]+-?[0-9]+", persisted)})
     assert leaked == []

@@ -13,6 +13,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from support.stored import stored_bytes
+
 SECRET = "outside-secret-7f3a"
 
 
@@ -315,7 +317,7 @@ def test_indexed_output_loses_its_secrets_but_the_reply_keeps_them(
     text, is_error = mcp_run(scenario, env=settings_env)
     assert not is_error, text
     assert "DB_PASS=hunter2pw" in text  # the model sees what the command printed
-    stored = b"".join(path.read_bytes() for path in data_root.rglob("*.db*"))
+    stored = stored_bytes(data_root)  # packed chunk text read back too
     assert "indexed" in text and b"build step 400 compiled" in stored
     assert b"hunter2pw" not in stored and b"S3cretPw" not in stored
 

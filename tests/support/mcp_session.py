@@ -5,6 +5,7 @@ tests/platforms/real/test_mcp_results.py and bench/mcp_results.py."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
 
 SERVER = "fs"
+MOUNT_RETRIES = 5
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
 # Where a 300 KB result is cut with everything findable (OpenClaw: see OPENCLAW_LINES). Pi has
@@ -50,7 +52,11 @@ class CallThenSearch(CompliantAgent):
     host: str = ""
 
     def __call__(self, request: Request) -> Reply:
-        results = received(request)
+        every = received(request)
+        results = [result for result in every if not not_mounted_yet(result)]
+        if every and not_mounted_yet(every[-1]) and len(every) - len(results) <= MOUNT_RETRIES:
+            time.sleep(1)  # the host is still connecting to the server: as a model would, again
+            return self._step(request, *self.steps[len(results)])
         if len(results) < len(self.steps):
             return self._step(request, *self.steps[len(results)])
         found = SEARCH_CALL.search(unquoted(results[-1]))
@@ -101,6 +107,13 @@ def mcp_session(
         add_server(host, world, agent.server, server or filesystem(world.work))
         run = driver.run(world, model, prompt)
     requests = model.main_requests
-    results = [unquoted(result) for result in received(requests[-1])] if requests else []
+    every = received(requests[-1]) if requests else []
+    results = [unquoted(result) for result in every if not not_mounted_yet(result)]
     assert results, run.describe()
     return results, run
+
+
+def not_mounted_yet(result: str) -> bool:
+    """OMP's answer to a call of a server's tool it has not connected to yet: it connects
+    to its MCP servers while the session starts, and a scripted model calls at once."""
+    return unquoted(result).startswith("No such tool: xd://mcp__")
