@@ -81,10 +81,14 @@ def parser_for(platform_id: str) -> Callable[[dict, str], HookEvent]:
     return parse
 
 
-def render_with_rewrites(event: HookEvent, decision: Decision | None) -> HookOutput:
-    """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`: the shim merges them)."""
+def render_with_rewrites(
+    event: HookEvent, decision: Decision | None, aliases: dict[str, str] = ARGUMENT_ALIASES
+) -> HookOutput:
+    """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`, under the host's
+    names: `aliases`): the shim patches the call's input with them before the tool runs."""
     if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
-        return HookOutput(dumps({"args": changed_arguments(event, decision.updated_input)}))
+        changed = changed_arguments(event, decision.updated_input, aliases)
+        return HookOutput(dumps({"args": changed}))
     return shim_answer(event, decision)
 
 

@@ -16,11 +16,9 @@ part of it (Pi's spilled shell output, OMP's `artifact://N`, a truncated read's 
 
 from __future__ import annotations
 
-from ctxmode.fastjson import dumps
 from ctxmode.hooks.plugin_rules import ToolResult
 from ctxmode.platforms import opencode
-from ctxmode.platforms._common import shim_answer, shim_hook_commands, shim_parser
-from ctxmode.vocab import event as ev
+from ctxmode.platforms._common import shim_hook_commands, shim_parser
 from ctxmode.vocab import fields
 from ctxmode.vocab.event import Decision, HookEvent, HookOutput
 from ctxmode.vocab.platform import Installer, Platform
@@ -56,12 +54,8 @@ def tool_result(payload: dict) -> ToolResult:
 
 
 def render(event: HookEvent, decision: Decision | None) -> HookOutput:
-    """`shim_answer`, plus a rewrite as the arguments it changed (`{args}`, under the host's
-    names): the shim patches the call's input with them before the tool runs."""
-    if decision is not None and event.event == ev.PRE_TOOL_USE and decision.action == ev.MODIFY:
-        changed = opencode.changed_arguments(event, decision.updated_input, ARGUMENT_ALIASES)
-        return HookOutput(dumps({"args": changed}))
-    return shim_answer(event, decision)
+    """OpenCode's answer, under Pi's argument names."""
+    return opencode.render_with_rewrites(event, decision, ARGUMENT_ALIASES)
 
 
 def exit_code(text: str) -> int | None:
