@@ -9,12 +9,15 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import signal
 import sys
+import threading
 from typing import NoReturn
 
 import click
 
 from ctxmode import __version__
+from ctxmode.errors import on_interrupt, was_interrupted
 
 # name -> (module, one-line help shown by `ctxmode --help`)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
@@ -28,6 +31,8 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         # The one place a command's failure becomes what the user sees: one line on stderr
         # and the exit code of its kind (see ctxmode.errors); never a traceback.
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, on_interrupt)
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
@@ -40,6 +45,9 @@ class LazyGroup(click.Group):
             click.echo("Interrupted.", err=True)
             sys.exit(INTERRUPTED)
         except Exception as error:
+            if was_interrupted():  # a Ctrl-C that SQLite reported as its own error
+                click.echo("Interrupted.", err=True)
+                sys.exit(INTERRUPTED)
             fail(error)
         finally:
             _pass_on_notices()

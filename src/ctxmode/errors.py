@@ -9,6 +9,10 @@ imports: the hook path loads this module.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from typing import NoReturn
+
 EXIT_OK = 0
 EXIT_ERROR = 1  # the command could not do what was asked (bad input, missing file, ...)
 EXIT_USAGE = 2  # unknown option or missing argument (click's own code)
@@ -22,3 +26,20 @@ class CtxmodeError(Exception):
     """An error raised on purpose: `str(error)` is one line that says what to do."""
 
     exit_code = EXIT_ERROR
+
+
+_interrupted = [False]
+
+
+def on_interrupt(signum: int, frame: object) -> NoReturn:
+    """The command line's SIGINT handler: remembers the Ctrl-C, then raises it as usual.
+
+    SQLite turns any exception raised in Python code it calls (`ctx_unpack`, which reads
+    packed chunk text back) into an OperationalError, so a Ctrl-C landing there arrives as
+    a database error: `was_interrupted` tells the two apart."""
+    _interrupted[0] = True
+    raise KeyboardInterrupt
+
+
+def was_interrupted() -> bool:
+    return _interrupted[0]

@@ -17,7 +17,7 @@ from support.hosts import HostRun, HostWorld
 from support.mcp_servers import add_server, filesystem
 
 SERVER = "fs"
-MOUNT_RETRIES = 5
+MOUNT_RETRIES = 20  # a second apart: OMP's first run in a suite connects slowly
 TOOL = "read_text_file"
 MIDDLE = "log line 3217 order=77102 status=gateway-timeout"
 # Where a 300 KB result is cut with everything findable (OpenClaw: see OPENCLAW_LINES). Pi has
@@ -97,7 +97,7 @@ def mcp_session(
     agent.host = host
     prompt = f"Use the {agent.server} server"
     driver = HOSTS[host]
-    with world.fake_model([agent] * 6) as model:
+    with world.fake_model([agent] * (6 + MOUNT_RETRIES)) as model:
         driver.prepare(world)
         driver.configure(world, model)
         if with_ctxmode:

@@ -8,12 +8,13 @@ so a caller can say what was skipped and why before it finishes.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxmode import settings
-from ctxmode.errors import CtxmodeError
+from ctxmode.errors import CtxmodeError, was_interrupted
 from ctxmode.stats import size_text
 from ctxmode.store import walk
 from ctxmode.store.indexing import looks_binary
@@ -224,6 +225,10 @@ def index_directory(
                 progress(done, total)
     except KeyboardInterrupt:
         raise IndexingInterrupted(result) from None
+    except sqlite3.OperationalError:
+        if was_interrupted():  # the Ctrl-C landed in Python code SQLite was running
+            raise IndexingInterrupted(result) from None
+        raise
     return result
 
 
