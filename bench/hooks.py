@@ -15,7 +15,9 @@ Baselines, interleaved with the hooks so drift hits all alike:
              spawned the way the hooks are)
   bare       `<venv python> -I -S -c pass` without the shell
 Also timed for Claude Code, outside the target: PostToolUse of a small output and
-SessionStart, and the console-script form (`.venv/bin/ctxmode hook ...`).
+SessionStart, its PreToolUse with the module cache off (every module read from its source
+file: what the cache saves), and the console-script form (`.venv/bin/ctxmode hook ...`).
+The warm-up round writes each event's module cache, as a host's first call does.
 Printed: p50/p95 per host and its ratio to the floor's p50. Target: every host's
 p50 <= 1.6x the floor. The plugin hosts' per-call cost (the long-lived `ctxmode._bridge`
 child behind their JS shims) is measured by `bench/plugins.py --skip-host` and
@@ -106,6 +108,10 @@ def extra_forms(parent: str) -> list[Form]:
         data = (FIXTURES / "claude-code" / f"{fixture}.json").read_bytes()
         if found is not None:
             out.append(Form(f"claude-code {found[0]}", found[1], [(fixture, data)]))
+    found = host_event_line(claude, PRE_TOOL_USE, fast_hook_prefix(parent=parent))
+    if found is not None:  # what the module cache saves, in the same run
+        line = f"CTXMODE_HOOK_MODULE_CACHE=off {found[1]}"
+        out.append(Form("claude-code module cache off", line, pre_tool_use_payloads(claude.id)))
     console = os.path.join(os.path.dirname(sys.executable), "ctxmode")
     if os.access(console, os.X_OK):
         pre = pre_tool_use_payloads("claude-code")

@@ -16,6 +16,7 @@ ENTRY_POINTS = {
     "__main__.py": "python -m ctxmode",
     "_entry.py": "the `ctxmode` console script",
     "_hook.py": "the fast hook form, named by import path in hosts' installed configs",
+    "_modcache.py": "the hook process's module cache, loaded before any other module of ours",
     "_bridge.py": "the plugin shims' long-lived child, named by import path once installed",
     "_wrap.py": "the `ctxmode-wrap` console script and its fast form in rewritten commands",
     "cli.py": "the click command line",

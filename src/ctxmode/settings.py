@@ -150,6 +150,11 @@ HOOK_STDIN_IDLE_MS = Setting(
     "How long a hook waits on a silent stdin before it answers without a payload.",
     aliases=("CONTEXT_MODE_HOOK_STDIN_IDLE_MS",), low=1, high=600_000,
 )  # fmt: skip
+HOOK_MODULE_CACHE = Setting(
+    "CTXMODE_HOOK_MODULE_CACHE", "bool", True,
+    "Hooks keep the compiled code of the modules they load in one file in the package's "
+    "`__pycache__` (`off`: every call loads them from their source files).",
+)  # fmt: skip
 READ_THRESHOLD = Setting(
     "CTXMODE_READ_THRESHOLD", "int", 50_000,
     "Bytes above which a Read is bounded and the whole file indexed.",

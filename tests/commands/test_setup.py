@@ -217,9 +217,11 @@ def test_installed_hooks_import_no_installer_code(temp_home, platform, path):
         line = json.loads(text)["hooks"]["preToolUse"][0]["bash"]
     argv = shlex.split(line)
     payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}}).encode()
+    env = {**os.environ, "CTXMODE_HOOK_MODULE_CACHE": "off"}  # else ours run unlisted
     done = subprocess.run(
-        [argv[0], "-X", "importtime", *argv[1:]], input=payload, capture_output=True, timeout=60
-    )
+        [argv[0], "-X", "importtime", *argv[1:]],
+        input=payload, capture_output=True, timeout=60, env=env,
+    )  # fmt: skip
     imported = {
         row.rsplit("|", 1)[-1].strip()
         for row in done.stderr.decode().splitlines()

@@ -121,11 +121,13 @@ def test_20_concurrent_hooks_of_one_session_show_the_nudge_exactly_once():
 
 
 def imported_modules(command: list[str], stdin: bytes, env: dict[str, str]) -> set[str]:
+    """Every module the call imports. The module cache is off: a module it serves runs
+    without the import system, so `-X importtime` would not name it."""
     completed = subprocess.run(
         [command[0], "-X", "importtime", *command[1:]],
         input=stdin,
         capture_output=True,
-        env=env,
+        env={**env, "CTXMODE_HOOK_MODULE_CACHE": "off"},
         check=True,
     )
     lines = completed.stderr.decode().splitlines()

@@ -8,13 +8,12 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from ctxmode.policy.secrets import redact
 from ctxmode.policy.shell import scan
 from ctxmode.session import store
 from ctxmode.session.extract import ToolCall, describe, text_arg
 from ctxmode.session.model import HIGH, NORMAL, Captured, one_line
+from ctxmode.storage.project import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,9 +108,7 @@ def _retry(conn: sqlite3.Connection, session_id: str, call: ToolCall) -> list[Ca
     fingerprint = (
         call.tool
         + ":"
-        + hashlib.sha256(
-            repr(sorted(call.tool_input.items())).encode("utf-8", "replace")
-        ).hexdigest()[:16]
+        + sha256_hex(repr(sorted(call.tool_input.items())).encode("utf-8", "replace"))[:16]
     )
     previous = store.get_state(conn, session_id, "retry").get("retry", "")
     last, _, count_text = previous.partition("\t")

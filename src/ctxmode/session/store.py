@@ -2,17 +2,17 @@
 
 Every function takes an open connection; writers expect the caller to hold one
 `db.write_transaction` for the whole hook call. Secrets are redacted here, at the one
-door every event and every detector key goes through. Hot path: stdlib `hashlib`/`os`/`time` and our modules.
+door every event and every detector key goes through. Hot path: stdlib `time` and our modules.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 from ctxmode import settings
 from ctxmode.policy.secrets import redact
 from ctxmode.session.model import Captured, StoredEvent
+from ctxmode.storage.project import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def event_cap() -> int:
 
 
 def data_hash(kind: str, data: str) -> str:
-    return hashlib.sha256(f"{kind}\x00{data}".encode("utf-8", "replace")).hexdigest()[:16]
+    return sha256_hex(f"{kind}\x00{data}".encode("utf-8", "replace"))[:16]
 
 
 # ------------------------------------------------------------------ meta

@@ -35,9 +35,9 @@ def resolve_project_root(explicit: str | None = None, cwd: str | None = None) ->
     return find_git_root(base) or base
 
 
-def _sha256_hex(data: bytes) -> str:
-    """The C sha256 without `hashlib` (which costs ~15 ms to import: the hook path resolves
-    projects)."""
+def sha256_hex(data: bytes) -> str:
+    """The C sha256 without `hashlib`, whose import loads OpenSSL (2-4 ms on each hook call
+    that resolves a project or keys a session event)."""
     try:
         if sys.version_info >= (3, 12):
             from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -54,7 +54,7 @@ def project_key(root: str) -> str:
     normalized = root.replace("\\", "/").rstrip("/") or "/"
     if os.name == "nt" or sys.platform == "darwin":
         normalized = normalized.lower()
-    return _sha256_hex(normalized.encode("utf-8"))[:16]
+    return sha256_hex(normalized.encode("utf-8"))[:16]
 
 
 def project_db_path(root: str) -> str:
