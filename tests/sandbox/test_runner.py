@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -14,6 +15,7 @@ import pytest
 
 from ctxmode.sandbox import classify as kinds
 from ctxmode.sandbox import process, runner, runtimes, shape_output
+from ctxmode.sandbox.output import Spool
 from ctxmode.sandbox.process import stop_background_processes
 from ctxmode.sandbox.runner import run_code
 
@@ -232,7 +234,7 @@ def test_output_written_past_the_cap_before_any_check_is_cut_too(project: Path) 
         assert result.stderr.head == "done\n"  # stderr keeps its share
         # Whether a check saw it before it ended or not, the note states cap and loss.
         assert re.match(
-            r"output capped at 1\.0 MB: [0-9.]+ MB past the cap dropped", result.notes[0]
+            r"output capped at 1\.0 MB: ([0-9.]+ MB|output) past the cap dropped", result.notes[0]
         )
 
 
@@ -432,6 +434,37 @@ def test_nothing_a_call_started_outlives_it(project: Path, tmp_path: Path, escap
         assert result.exit_code == 0, (result.stdout.head, result.stderr.head)
     (pid,) = _pids(pid_file)
     assert not _running(pid), f"{escape}: pid {pid} outlived its call"
+
+
+@needs_reaper
+def test_a_flood_waits_at_the_cap_however_late_the_server_looks(
+    project: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(process, "POLL_S", 1.0)  # a server too busy to look for a second:
+    monkeypatch.setattr(process, "FAST_POLL_S", 1.0)  # `yes` alone writes GBs in that time
+
+    class NamedSpool(Spool):  # an unnamed spool's size cannot be watched from outside
+        def __init__(self, directory: str, name: str | None = None) -> None:
+            super().__init__(directory, name or "stdout.log")
+
+    monkeypatch.setattr(runner, "Spool", NamedSpool)
+    peak, done = [0], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            spools = (data_root / "tmp").rglob("*.log")
+            peak[0] = max(peak[0], sum(p.stat().st_size for p in spools if p.is_file()))
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        with run_code("shell", "yes", cwd=str(project), output_cap_bytes=1_000_000) as result:
+            assert result.classification == kinds.OUTPUT_CAPPED
+    finally:
+        done.set()
+        watcher.join()
+    assert 0 < peak[0] <= 1_000_001
 
 
 @needs_reaper

@@ -1,12 +1,19 @@
 """Run one command as a child subreaper and end every process it started when it ends.
 
-Started by `process.run_process` as `python -I -S reaper.py <argv...>` (standard library
-only, no ctxmode import). On Linux it marks itself a child subreaper, so whatever the
-command starts is re-parented here when its parent exits, even past `setsid` or a
-double fork, instead of escaping to init. Then, when the command exits, or on SIGTERM /
-SIGINT / SIGHUP (a timeout, the server stopping), or once the process that started us
-is gone, every descendant is ended (SIGTERM, a short grace on a signal, SIGKILL) and
-reaped. The exit status is the command's own (a signal death is passed on as one).
+Started by `process.run_process` as `python -I -S reaper.py [--output-cap N] <argv...>`
+(standard library only, no ctxmode import). On Linux it marks itself a child subreaper,
+so whatever the command starts is re-parented here when its parent exits, even past
+`setsid` or a double fork, instead of escaping to init. Then, when the command exits, or
+on SIGTERM / SIGINT / SIGHUP (a timeout, the server stopping), or once the process that
+started us is gone, every descendant is ended (SIGTERM, a short grace on a signal,
+SIGKILL) and reaped. The exit status is the command's own (a signal death is passed on as
+one).
+
+With `--output-cap N` the command writes into pipes and the reaper copies what it reads to
+its own stdout and stderr (the spool files), N + 1 bytes at most: past that it stops
+reading, so a command printing without end (`yes`) waits on a full pipe instead of
+filling the disk while the server, busy on a loaded machine, has yet to look at the
+spool's size and stop it.
 """
 
 from __future__ import annotations
@@ -96,7 +103,62 @@ def end_descendants(me: int, grace_s: float) -> None:
         time.sleep(0.005)
 
 
-def wait_for(child: int, parent: int, stopped: list[int]) -> int | None:
+class Relay:
+    """Copies the command's pipes to our stdout and stderr, `cap` + 1 bytes at most.
+
+    One pipe when our stdout and stderr are the same file (their interleaving kept), else
+    one each. Past the cap nothing more is read; a write the disk refuses drops the
+    output, as the command's own write would have failed."""
+
+    CHUNK = 1024 * 1024
+
+    def __init__(self, cap: int) -> None:
+        self.left = cap + 1  # one byte past the cap: the server's check sees it crossed
+        self.targets: dict[int, int] = {}  # read end -> our fd
+        self.ends: dict[int, int] = {}  # the command's fd -> write end
+        shared = os.path.samestat(os.fstat(1), os.fstat(2))
+        for target in (1,) if shared else (1, 2):
+            read_end, write_end = os.pipe()
+            self.targets[read_end] = target
+            self.ends[target] = write_end
+        self.ends.setdefault(2, self.ends[1])
+        self.failed = False
+
+    def file_actions(self) -> list[tuple[int, int, int]]:
+        return [(os.POSIX_SPAWN_DUP2, end, fd) for fd, end in self.ends.items()]
+
+    def started(self) -> None:
+        """Close our copies of the write ends: end of file comes when the command's go."""
+        for end in set(self.ends.values()):
+            os.close(end)
+
+    def readable(self) -> list[int]:
+        return list(self.targets) if self.left > 0 else []
+
+    def copy(self, read_end: int) -> None:
+        data = os.read(read_end, min(self.CHUNK, self.left))
+        if not data:
+            os.close(read_end)
+            del self.targets[read_end]
+            return
+        self.left -= len(data)
+        view = memoryview(data)
+        while view and not self.failed:
+            try:
+                view = view[os.write(self.targets[read_end], view) :]
+            except OSError:
+                self.failed = True
+
+    def drain(self, limit_s: float) -> None:
+        """Copy what is left once the command and its descendants are gone."""
+        deadline = time.monotonic() + limit_s
+        while self.readable() and time.monotonic() < deadline:
+            ready, _, _ = select.select(self.readable(), [], [], CHECK_S)
+            for read_end in ready:
+                self.copy(read_end)
+
+
+def wait_for(child: int, parent: int, stopped: list[int], relay: Relay | None) -> int | None:
     """The child's wait status, or None once a stop signal came or our parent is gone."""
     pidfd = None
     try:
@@ -105,12 +167,19 @@ def wait_for(child: int, parent: int, stopped: list[int]) -> int | None:
         pass
     try:
         while not stopped and os.getppid() == parent:
-            if pidfd is not None:
-                select.select([pidfd], [], [], CHECK_S)
+            pipes = relay.readable() if relay is not None else []
+            watched = pipes + ([pidfd] if pidfd is not None else [])
+            if watched:
+                try:
+                    ready, _, _ = select.select(watched, [], [], CHECK_S)
+                except InterruptedError:
+                    ready = []
+                for read_end in set(ready) & set(pipes):
+                    relay.copy(read_end)  # type: ignore[union-attr]
             pid, status = os.waitpid(child, os.WNOHANG)
             if pid:
                 return status
-            if pidfd is None:
+            if not watched:
                 time.sleep(CHECK_S)
         return None
     finally:
@@ -119,21 +188,31 @@ def wait_for(child: int, parent: int, stopped: list[int]) -> int | None:
 
 
 def main(argv: list[str]) -> None:
+    relay = None
+    if argv[:1] == ["--output-cap"] and len(argv) > 1 and argv[1].isdigit():
+        relay, argv = Relay(int(argv[1])), argv[2:]
     if not argv:
-        sys.stderr.write("usage: reaper.py <program> [args...]\n")
+        sys.stderr.write("usage: reaper.py [--output-cap N] <program> [args...]\n")
         raise SystemExit(2)
     become_subreaper()
     me, parent = os.getpid(), os.getppid()
     stopped: list[int] = []
     for signum in STOP_SIGNALS:
         signal.signal(signum, lambda number, _frame: stopped.append(number))
+    actions = relay.file_actions() if relay is not None else []
     try:
-        child = os.posix_spawnp(argv[0], argv, os.environ, setsigdef=DEFAULT_IN_CHILD)
+        child = os.posix_spawnp(
+            argv[0], argv, os.environ, setsigdef=DEFAULT_IN_CHILD, file_actions=actions
+        )
     except OSError as exc:
         sys.stderr.write(f"cannot start {argv[0]}: {exc.strerror}\n")
         raise SystemExit(127) from None
-    status = wait_for(child, parent, stopped)
+    if relay is not None:
+        relay.started()
+    status = wait_for(child, parent, stopped, relay)
     end_descendants(me, 0.0 if status is not None else GRACE_S)
+    if relay is not None:
+        relay.drain(GRACE_S)
     if status is None:
         code = -(stopped[0] if stopped else signal.SIGTERM)
     else:

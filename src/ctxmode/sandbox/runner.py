@@ -277,11 +277,10 @@ def _notes(
     end: ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str, capped: tuple[int, int]
 ) -> list[str]:
     cap, dropped = capped
-    kept = (
-        f"output capped at {budget.mb(cap)}: {budget.mb(dropped)} past the cap dropped"
-        if dropped
-        else ""
-    )
+    # The reaper holds a command at the cap plus one byte: how much more it would have
+    # printed is then unknown, not counted.
+    amount = budget.mb(dropped) if dropped > 1 else "output"
+    kept = f"output capped at {budget.mb(cap)}: {amount} past the cap dropped" if dropped else ""
     if end.timed_out:
         killed = f"timed out after {timeout_ms} ms — process group killed, partial output kept"
         return [killed, kept] if kept else [killed]
