@@ -43,6 +43,11 @@ SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 LENGTH_BYTES = 4  # the file: the index's length, the index, then each module's code
 
 
+def cache_dir() -> str:
+    """The package's own folder of compiled files, where the caches live."""
+    return os.path.join(PACKAGE_DIR, "__pycache__")
+
+
 def cache_file(platform_id: str, host_event: str) -> "str | None":
     """Where the cache of `ctxmode hook <platform_id> <host_event>` lives; None where this
     interpreter keeps no compiled files, or for a name that cannot be a file name."""
@@ -52,7 +57,7 @@ def cache_file(platform_id: str, host_event: str) -> "str | None":
     name = f"{platform_id}-{host_event}".lower()
     if not 0 < len(name) <= 100 or not SAFE_NAME.issuperset(name):
         return None
-    return os.path.join(PACKAGE_DIR, "__pycache__", f"hook-{name}.{tag}.modules")
+    return os.path.join(cache_dir(), f"hook-{name}.{tag}.modules")
 
 
 class ModuleCache:
@@ -136,8 +141,9 @@ class ModuleCache:
             if isinstance(error, AttributeError):  # not read as "no such attribute"
                 raise ImportError(f"{name} failed to load: {error}", name=name) from error
             raise
-        if parent_name:
-            setattr(sys.modules[parent_name], child, module)
+        parent = sys.modules.get(parent_name) if parent_name else None
+        if parent is not None:
+            setattr(parent, child, module)  # as an import binds a module to its package
 
     def code(self, name: str, loader: object) -> "CodeType":
         """The cached code if the source is unchanged, else the source's, compiled as an

@@ -59,3 +59,15 @@ def test_doctor_exits_non_zero_only_on_a_failure(home, tmp_path):
     broken = ctx("doctor", cwd=tmp_path, env={**os.environ, "CTXMODE_DIR": str(blocked)})
     assert broken.returncode == 1
     assert "[FAIL] data root not writable" in broken.stdout
+
+
+def test_the_hook_module_cache_is_checked_where_it_lives(monkeypatch, tmp_path):
+    from ctxmode import _modcache
+
+    assert doctor._module_cache().status == doctor.OK
+    (tmp_path / "__pycache__").write_text("a file where the folder would be")
+    monkeypatch.setattr(_modcache, "PACKAGE_DIR", str(tmp_path))
+    blocked = doctor._module_cache()
+    assert blocked.status == doctor.WARN and "loads its modules from their source" in blocked.text
+    monkeypatch.setenv("CTXMODE_HOOK_MODULE_CACHE", "off")
+    assert doctor._module_cache().text == "hook module cache: off (CTXMODE_HOOK_MODULE_CACHE)"
