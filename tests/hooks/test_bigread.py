@@ -63,6 +63,15 @@ def test_a_host_that_cannot_gets_a_deny_with_the_same_guidance(project: Path) ->
     wait_for_label(project, "src/big.py")
 
 
+def test_a_big_file_outside_the_project_is_not_indexed(project: Path, tmp_path_factory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "big.py"
+    elsewhere.write_text((project / "src" / "big.py").read_text())
+    decision = read(project, {"file_path": str(elsewhere)}, WINDOW)
+    assert decision.action == "context" and decision.meta["type"] == "read-redirected"
+    with KnowledgeBase.open(str(project)) as kb:
+        assert kb.get_source(str(elsewhere.resolve())) is None
+
+
 def test_a_read_of_a_part_is_left_alone(project: Path) -> None:
     assert read(project, {"file_path": "src/big.py", "offset": 900, "limit": 40}, WINDOW) is None
 

@@ -333,14 +333,16 @@ def _route_read(route: Route) -> Decision | None:
 
 
 def _big_read(route: Route, path: str, size: int) -> Decision | None:
-    """Index the whole file; bound the read where the host can, else deny with guidance."""
+    """Index the whole file; bound the read where the host can, else deny with guidance.
+    None for a file outside the project: nothing of it is kept."""
     from ctxmode.hooks import bigread, guidance
-    from ctxmode.storage import project
 
     event = route.event
     window = route.read_window
-    root = project.resolve_project_root(event.project_dir or None)
-    real = bigread.resolve(path, event.project_dir)
+    found = bigread.project_file(path, event.project_dir)
+    if found is None:
+        return None
+    real, root, size = found
     label = bigread.file_label(real, root)
     if not bigread.index_file(real, root, label, size):
         return None
