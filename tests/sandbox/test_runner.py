@@ -437,7 +437,7 @@ def test_nothing_a_call_started_outlives_it(project: Path, tmp_path: Path, escap
 
 
 @needs_reaper
-def test_a_flood_waits_at_the_cap_however_late_the_server_looks(
+def test_a_flood_is_held_at_the_cap_however_late_the_server_looks(
     project: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(process, "POLL_S", 1.0)  # a server too busy to look for a second:
@@ -465,6 +465,20 @@ def test_a_flood_waits_at_the_cap_however_late_the_server_looks(
         done.set()
         watcher.join()
     assert 0 < peak[0] <= 1_000_001
+
+
+@needs_reaper
+def test_a_backgrounded_flood_runs_on_with_its_log_held_at_the_cap(project: Path) -> None:
+    code = "sleep 0.5; yes"  # floods once no one watches its output any more
+    with run_code(
+        "shell", code, cwd=str(project), timeout_ms=200, background=True,
+        output_cap_bytes=1_000_000,
+    ) as result:  # fmt: skip
+        assert result.backgrounded and result.log_dir
+        time.sleep(1.5)  # `yes` would write GBs meanwhile
+        log = Path(result.log_dir) / "stdout.log"
+        assert _running(result.pid) and log.stat().st_size <= 1_000_001
+    assert stop_background_processes() >= 1
 
 
 @needs_reaper

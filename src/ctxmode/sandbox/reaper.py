@@ -10,10 +10,10 @@ SIGKILL) and reaped. The exit status is the command's own (a signal death is pas
 one).
 
 With `--output-cap N` the command writes into pipes and the reaper copies what it reads to
-its own stdout and stderr (the spool files), N + 1 bytes at most: past that it stops
-reading, so a command printing without end (`yes`) waits on a full pipe instead of
-filling the disk while the server, busy on a loaded machine, has yet to look at the
-spool's size and stop it.
+its own stdout and stderr (the spool files), N + 1 bytes at most, and drops the rest: a
+command printing without end (`yes`) cannot fill the disk while the server, busy on a
+loaded machine, has yet to look at the spool's size and stop it, and a backgrounded one
+goes on running with its log full.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class Relay:
     """Copies the command's pipes to our stdout and stderr, `cap` + 1 bytes at most.
 
     One pipe when our stdout and stderr are the same file (their interleaving kept), else
-    one each. Past the cap nothing more is read; a write the disk refuses drops the
-    output, as the command's own write would have failed."""
+    one each. What comes past the cap is read and dropped; so is everything after a write
+    the disk refused, as the command's own write would have failed."""
 
     CHUNK = 1024 * 1024
 
@@ -133,16 +133,16 @@ class Relay:
             os.close(end)
 
     def readable(self) -> list[int]:
-        return list(self.targets) if self.left > 0 else []
+        return list(self.targets)
 
     def copy(self, read_end: int) -> None:
-        data = os.read(read_end, min(self.CHUNK, self.left))
+        data = os.read(read_end, self.CHUNK)
         if not data:
             os.close(read_end)
             del self.targets[read_end]
             return
-        self.left -= len(data)
-        view = memoryview(data)
+        view = memoryview(data)[: self.left]
+        self.left -= len(view)
         while view and not self.failed:
             try:
                 view = view[os.write(self.targets[read_end], view) :]
@@ -174,8 +174,9 @@ def wait_for(child: int, parent: int, stopped: list[int], relay: Relay | None) -
                     ready, _, _ = select.select(watched, [], [], CHECK_S)
                 except InterruptedError:
                     ready = []
-                for read_end in set(ready) & set(pipes):
-                    relay.copy(read_end)  # type: ignore[union-attr]
+                if relay is not None:
+                    for read_end in set(ready) & set(pipes):
+                        relay.copy(read_end)
             pid, status = os.waitpid(child, os.WNOHANG)
             if pid:
                 return status
