@@ -41,6 +41,7 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 CACHED_PACKAGES = frozenset((PACKAGE, *sys.stdlib_module_names))
 SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 LENGTH_BYTES = 4  # the file: the index's length, the index, then each module's code
+INDEX_READ = 64 * 1024  # one read takes the whole index of a usual file
 
 
 def cache_dir() -> str:
@@ -52,7 +53,7 @@ def cache_file(platform_id: str, host_event: str) -> "str | None":
     """Where the cache of `ctxmode hook <platform_id> <host_event>` lives; None where this
     interpreter keeps no compiled files, or for a name that cannot be a file name."""
     tag = sys.implementation.cache_tag
-    if tag is None or sys.dont_write_bytecode:
+    if tag is None or sys.dont_write_bytecode or not hasattr(os, "pread"):  # Windows has none
         return None
     name = f"{platform_id}-{host_event}".lower()
     if not 0 < len(name) <= 100 or not SAFE_NAME.issuperset(name):
@@ -66,7 +67,8 @@ class ModuleCache:
     def __init__(self, path: str) -> None:
         self.path = path
         self.index: dict[str, Entry] = {}
-        self.code_bytes = memoryview(b"")
+        self.fd = -1  # the file, open for reading each module's code when it runs
+        self.code_offset = 0  # where the modules' code starts in it
         self.changed: set[str] = set()  # cached, but their source changed since
         self.present: frozenset[str] = frozenset()  # loaded before the cache was installed
 
@@ -78,16 +80,23 @@ class ModuleCache:
         global _installed
         self.present = frozenset(sys.modules)
         try:
-            with open(self.path, "rb") as file:
-                data = file.read()
-            length = int.from_bytes(data[:LENGTH_BYTES], "little")
-            header, index = marshal.loads(data[LENGTH_BYTES : LENGTH_BYTES + length])
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return  # none yet: the sources serve this call
+        try:
+            head = os.pread(fd, INDEX_READ, 0)
+            length = int.from_bytes(head[:LENGTH_BYTES], "little")
+            if LENGTH_BYTES + length > len(head):
+                head = os.pread(fd, LENGTH_BYTES + length, 0)
+            header, index = marshal.loads(head[LENGTH_BYTES : LENGTH_BYTES + length])
         except (OSError, EOFError, ValueError, TypeError):
-            return  # none yet, or not one we wrote: the sources serve this call
+            header = index = None  # not one we wrote
         if header != self.header() or type(index) is not dict:
+            os.close(fd)
             return
-        self.index = index
-        self.code_bytes = memoryview(data)[LENGTH_BYTES + length :]
+        # Only the index is read now: a module's code is read when it runs, so a file
+        # holding every module a host's event ever loaded costs a call only what it uses.
+        self.index, self.fd, self.code_offset = index, fd, LENGTH_BYTES + length
         _installed = self
         for name in index:
             if name not in sys.modules:
@@ -152,11 +161,18 @@ class ModuleCache:
         try:
             stat = os.stat(origin)
             if stat.st_mtime_ns == mtime_ns and stat.st_size == size:
-                return marshal.loads(self.code_bytes[start:end])
+                return marshal.loads(self.cached_code(start, end))
         except (OSError, EOFError, ValueError, TypeError):
             pass
         self.changed.add(name)
         return loader.get_code(name)  # type: ignore[attr-defined]
+
+    def cached_code(self, start: int, end: int) -> bytes:
+        """A module's marshalled code, read from the file (short: a damaged file)."""
+        data = os.pread(self.fd, end - start, self.code_offset + start)
+        if len(data) != end - start:
+            raise EOFError("the module cache file ends early")
+        return data
 
     def save(self) -> None:
         """Write the file again when this call loaded a module it lacks or a changed one."""
@@ -171,11 +187,13 @@ class ModuleCache:
                 fresh[name] = found
         if not fresh:
             return
-        kept = {
-            name: (entry, bytes(self.code_bytes[entry[4] : entry[5]]))
-            for name, entry in self.index.items()
-            if name not in fresh and _unchanged(entry)
-        }
+        kept: dict[str, tuple[Entry, bytes]] = {}
+        for name, entry in self.index.items():
+            if name not in fresh and _unchanged(entry):
+                try:
+                    kept[name] = entry, self.cached_code(entry[4], entry[5])
+                except (OSError, EOFError):
+                    pass  # a damaged file: what it held is loaded from the sources again
         self.write({**kept, **fresh})
 
     def write(self, modules: "dict[str, tuple[Entry, bytes]]") -> None:
