@@ -80,7 +80,7 @@ class ModuleCache:
         global _installed
         self.present = frozenset(sys.modules)
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(self.path, os.O_RDONLY)
         except OSError:
             return  # none yet: the sources serve this call
         try:
