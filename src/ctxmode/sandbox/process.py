@@ -140,7 +140,7 @@ def run_process(
     """Run `argv` until it exits, `deadline` passes, `detach_at` comes, or it has written
     more than `output_cap` bytes (default `budget.output_cap()`); then its group is killed."""
     cap = budget.output_cap() if output_cap is None else output_cap
-    if USE_REAPER:  # the reaper also holds the output to the cap, however late we look
+    if USE_REAPER:  # the reaper also keeps the spools within the cap, however late we look
         _check_program(argv[0], env)
         argv = (sys.executable, "-I", "-S", REAPER, "--output-cap", str(cap), *argv)
     process = subprocess.Popen(

@@ -277,8 +277,8 @@ def _notes(
     end: ProcessEnd, elapsed_ms: int, timeout_ms: int, work_dir: str, capped: tuple[int, int]
 ) -> list[str]:
     cap, dropped = capped
-    # The reaper holds a command at the cap plus one byte: how much more it would have
-    # printed is then unknown, not counted.
+    # The reaper passes a command's output on up to the cap plus one byte and drops the
+    # rest uncounted: how much more it printed is then unknown.
     amount = budget.mb(dropped) if dropped > 1 else "output"
     kept = f"output capped at {budget.mb(cap)}: {amount} past the cap dropped" if dropped else ""
     if end.timed_out:
